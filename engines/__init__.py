@@ -1,0 +1,26 @@
+"""Game engines: numba kernels behind one contract, and a Python face to play them.
+
+    >>> import engines
+    >>> engines.available_games()[:2]
+    ['mancala', 'kalah']
+    >>> state = engines.make("kalah").new_initial_state(seed=1)
+    >>> print(state)  # doctest: +SKIP
+
+See :mod:`engines.contract` for the compiled contract that agents search through.
+"""
+
+from engines import _jit  # noqa: F401  (installs the cache locator before any kernel exists)
+from engines.game import Game, GameRecord, IllegalMoveError, Param, State, VariantError
+from engines.registry import available_games, game_class, make
+
+__all__ = [
+    "make",
+    "available_games",
+    "game_class",
+    "Game",
+    "State",
+    "GameRecord",
+    "Param",
+    "IllegalMoveError",
+    "VariantError",
+]

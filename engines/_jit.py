@@ -1,0 +1,250 @@
+"""Compilation plumbing shared by every kernel: the ``kernel`` decorator, a fresh numba cache, the
+random number generator and a monotonic clock usable inside compiled code.
+
+Why a custom cache locator: numba stamps a cached function with the source of *its own file*
+only, so a kernel that calls (or has inlined through the game contract) code from another file
+keeps running the old machine code after that file is edited. Every kernel of this project is
+therefore stamped with a hash of all the sources under ``engines/`` and ``agents/`` (plus its own
+file): any edit anywhere invalidates every cached kernel, and tests, CI and users never run stale
+compiled code. The cache stays where numba puts it by default (``__pycache__`` beside the source,
+or ``NUMBA_CACHE_DIR`` when set).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import caching, config
+from numba.extending import intrinsic
+
+__all__ = [
+    "kernel",
+    "JIT_DISABLED",
+    "SOURCE_HASH",
+    "rng_from_seed",
+    "rng_next",
+    "rng_below",
+    "rng_uniform",
+    "monotonic_ns",
+]
+
+JIT_DISABLED = bool(config.DISABLE_JIT)
+
+_ENGINES_DIR = Path(__file__).resolve().parent
+# Folders whose sources are compiled together through the game contract.
+_COMPILED_ROOTS = tuple(p for p in (_ENGINES_DIR, _ENGINES_DIR.parent / "agents") if p.is_dir())
+# In a source checkout, benchmark and test scripts may define kernels that call ours.
+_CHECKOUT_ROOTS = (
+    tuple(_ENGINES_DIR.parent / d for d in ("experiments", "tests", "arena"))
+    if (_ENGINES_DIR.parent / "pyproject.toml").is_file()
+    else ()
+)
+
+
+def _hash_sources(roots) -> str:
+    digest = hashlib.sha256()
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root.parent)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+SOURCE_HASH = _hash_sources(_COMPILED_ROOTS)
+
+
+def _is_under(path: Path, roots) -> bool:
+    return any(root == path or root in path.parents for root in roots)
+
+
+class _ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Caches this project's kernels, stamped with the hash of the whole compiled source tree."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        if config.CACHE_DIR:
+            subpath = self.get_suitable_cache_subpath(py_file)
+            self._cache_path = os.path.join(config.CACHE_DIR, subpath)
+        else:
+            self._cache_path = os.path.join(os.path.dirname(py_file), "__pycache__")
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        own = super().get_source_stamp()
+        return (SOURCE_HASH, own)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        path = Path(py_file).resolve()
+        if not _is_under(path, _COMPILED_ROOTS + _CHECKOUT_ROOTS):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+# numba < 0.60 names the class _CacheImpl.
+_LOCATORS = getattr(caching, "CacheImpl", getattr(caching, "_CacheImpl", None))._locator_classes
+if _ProjectCacheLocator not in _LOCATORS:
+    # Files outside the project (and unwritable folders) fall through to numba's own locators.
+    _LOCATORS.insert(0, _ProjectCacheLocator)
+
+
+def kernel(func=None, **options):
+    """``numba.njit`` with this project's defaults: cached, numpy error model (no Python
+    exception checks on division), no fastmath so compiled and pure-Python runs agree bit for bit.
+    """
+    options.setdefault("cache", True)
+    options.setdefault("error_model", "numpy")
+    if func is None:
+        return lambda f: numba.njit(f, **options)
+    return numba.njit(func, **options)
+
+
+if JIT_DISABLED:
+    # Pure-Python mode runs the kernels on numpy scalars, which warn on the uint64 wrap-around
+    # that the RNG and the hashes rely on; compiled code wraps silently.
+    np.seterr(over="ignore")
+
+
+# ----------------------------------------------------------------------------------------------
+# Random numbers: splitmix64 (Steele, Lea, Flood 2014, "Fast splittable pseudorandom number
+# generators"), one uint64 of state held in a uint64[1] array that the caller owns and passes in,
+# so that a seed reproduces everything that draws from it.
+
+_GOLDEN = np.uint64(0x9E37_79B9_7F4A_7C15)
+_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
+_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
+_U30 = np.uint64(30)
+_U27 = np.uint64(27)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_U11 = np.uint64(11)
+
+
+def rng_from_seed(seed: int) -> np.ndarray:
+    """A fresh generator state (``uint64[1]``) for ``seed`` (any Python int)."""
+    mixed = hashlib.blake2b(str(int(seed)).encode(), digest_size=8).digest()
+    return np.frombuffer(mixed, dtype=np.uint64).copy()
+
+
+@kernel(inline="always")
+def rng_next(rng):
+    """Next 64 random bits. rng: uint64[1], advanced in place."""
+    rng[0] += _GOLDEN
+    z = rng[0]
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@kernel(inline="always")
+def rng_below(rng, n):
+    """Uniform int in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift, bias below 2**-32)."""
+    return np.int64(((rng_next(rng) >> _U32) * np.uint64(n)) >> _U32)
+
+
+@kernel(inline="always")
+def rng_uniform(rng):
+    """Uniform float in [0, 1) with 53 random bits."""
+    return np.float64(rng_next(rng) >> _U11) * (1.0 / 9007199254740992.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# A monotonic clock for time budgets inside compiled searches: numba has no time module, so the
+# kernel calls clock_gettime(CLOCK_MONOTONIC) directly; pure-Python mode uses time.monotonic_ns.
+
+_CLOCK_MONOTONIC = 1
+
+
+@intrinsic
+def _clock_gettime_ns(typingctx):
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        i32 = ir.IntType(32)
+        timespec = ir.LiteralStructType([i64, i64])
+        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+        fn = builder.module.globals.get("clock_gettime")
+        if fn is None:
+            fn = ir.Function(builder.module, fnty, "clock_gettime")
+        ts = builder.alloca(timespec)
+        builder.call(fn, [ir.Constant(i32, _CLOCK_MONOTONIC), ts])
+        zero = ir.Constant(i32, 0)
+        sec = builder.load(builder.gep(ts, [zero, zero]))
+        nsec = builder.load(builder.gep(ts, [zero, ir.Constant(i32, 1)]))
+        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
+
+    return types.int64(), codegen
+
+
+if JIT_DISABLED:
+
+    def monotonic_ns():
+        """Nanoseconds on the monotonic clock (same clock as ``time.monotonic_ns``)."""
+        return time.monotonic_ns()
+
+else:
+
+    @kernel
+    def monotonic_ns():
+        """Nanoseconds on the monotonic clock (same clock as ``time.monotonic_ns``)."""
+        return _clock_gettime_ns()
+
+
+# ----------------------------------------------------------------------------------------------
+# Bit counting on uint64 bitboards, as single machine instructions (llvm.ctpop / llvm.cttz);
+# pure-Python mode uses int.bit_count.
+
+
+def _bit_intrinsic(llvm_name, extra_false_arg):
+    @intrinsic
+    def _impl(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            (value,) = args
+            value = builder.zext(value, ir.IntType(64)) if x.bitwidth < 64 else value
+            fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64)] + ([ir.IntType(1)] if extra_false_arg else []))
+            fn = builder.module.declare_intrinsic(llvm_name, [ir.IntType(64)], fnty)
+            call_args = [value] + ([ir.Constant(ir.IntType(1), 0)] if extra_false_arg else [])
+            return builder.call(fn, call_args)
+
+        return types.int64(x), codegen
+
+    return _impl
+
+
+_ctpop = _bit_intrinsic("llvm.ctpop", False)
+_cttz = _bit_intrinsic("llvm.cttz", True)
+
+if JIT_DISABLED:
+
+    def popcount(x):
+        """Number of set bits of a uint64."""
+        return int(x).bit_count()
+
+    def lowest_bit_index(x):
+        """Index of the lowest set bit of a nonzero uint64 (64 for 0)."""
+        x = int(x)
+        return (x & -x).bit_length() - 1 if x else 64
+
+else:
+
+    @kernel(inline="always")
+    def popcount(x):
+        """Number of set bits of a uint64."""
+        return _ctpop(x)
+
+    @kernel(inline="always")
+    def lowest_bit_index(x):
+        """Index of the lowest set bit of a nonzero uint64 (64 for 0)."""
+        return _cttz(x)

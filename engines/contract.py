@@ -1,0 +1,300 @@
+"""The compiled game contract: one set of functions that every engine implements and every agent
+calls, resolved at compile time from the type of the state.
+
+A state is one record of a game's structured ``STATE_DTYPE`` (``states[i]`` of a record array, or
+``buf[0]`` of a one-element array): plain memory that kernels read and write in place, that
+copies with ``dst[j] = src[i]`` and that holds everything the game needs, the variant parameters
+included. Each game's kernel module registers itself with :func:`register`; from then on an agent
+written against this module, for instance::
+
+    @kernel
+    def random_playout(state, rng, moves):
+        while not contract.is_terminal(state):
+            n = contract.legal_moves(state, moves)
+            contract.apply_move(state, moves[rng_below(rng, n)])
+
+compiles to a specialised, directly linked and cacheable version for each game it is called with
+(numba ``@overload`` picks the game's kernel from the record type, so there is no run-time
+dispatch and no function-pointer call). Under ``NUMBA_DISABLE_JIT=1`` the same names dispatch in
+Python on ``state.dtype``.
+
+What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` is a state record):
+
+==========================  =====================================================================
+``STATE_DTYPE``             the numpy structured dtype of a state
+``MAX_MOVES``               upper bound on the number of legal moves in any state of any variant
+``MOVE_BOUND``              moves are ints in ``[0, MOVE_BOUND)``
+``legal_moves(s, out)``     writes the legal moves into ``out: int32[>=MAX_MOVES]``, returns count;
+                            a non-terminal state always has at least one (a pass is a move)
+``apply_move(s, move)``     plays a legal move in place (unchecked: the Python face validates)
+``is_terminal(s)``          bool
+``current_player(s)``       0 or 1, the player to move (may be the one who just moved)
+``outcome(s)``              float64 at a terminal state, player 0's result: 1 win, 0 draw, -1 loss
+``score(s)``                int64, player 0's margin (store, capture or pip difference)
+``heuristic(s)``            float64 strictly inside (-1, 1), player 0's view, for search horizons
+``state_hash(s)``           uint64 hash of everything that decides the future of the game
+==========================  =====================================================================
+
+Games with hidden information also provide ``observe(s, player, view)``, which writes into the
+record ``view`` what ``player`` may know (hidden parts cleared), and ``sample_world(view, rng,
+world)``, which writes into ``world`` a full state drawn uniformly from the states consistent with
+the view (returns False if it could not).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
+
+from engines._jit import kernel, rng_below
+
+__all__ = [
+    "register",
+    "kernels_for",
+    "state_dtype",
+    "legal_moves",
+    "apply_move",
+    "is_terminal",
+    "current_player",
+    "outcome",
+    "score",
+    "heuristic",
+    "state_hash",
+    "observe",
+    "sample_world",
+    "max_moves",
+    "move_bound",
+    "new_states",
+    "value_for",
+    "random_playout",
+    "random_playouts",
+]
+
+_REQUIRED = (
+    "STATE_DTYPE",
+    "MAX_MOVES",
+    "MOVE_BOUND",
+    "legal_moves",
+    "apply_move",
+    "is_terminal",
+    "current_player",
+    "outcome",
+    "score",
+    "heuristic",
+    "state_hash",
+)
+
+_KERNELS: dict[np.dtype, object] = {}
+
+
+def state_dtype(fields) -> np.dtype:
+    """A state dtype with every byte defined: ``fields`` in order, with no padding between them
+    (list the widest first), and a ``_pad`` tail up to a multiple of 8 bytes.
+
+    Why: numpy copies structured arrays field by field and leaves padding bytes undefined, so a
+    state with padding could compare or hash differently from its own copy.
+    """
+    packed = np.dtype(fields, align=False)
+    aligned = np.dtype(fields, align=True)
+    for name in packed.names:
+        if packed.fields[name][1] != aligned.fields[name][1]:
+            raise ValueError(f"state field {name!r} is not aligned; list the widest fields first")
+    tail = -packed.itemsize % 8
+    if tail:
+        fields = list(fields) + [("_pad", np.uint8, (tail,))]
+    return np.dtype(fields, align=True)
+
+
+def register(module) -> None:
+    """Register a game's kernel module (see the module docstring for what it must provide)."""
+    missing = [name for name in _REQUIRED if not hasattr(module, name)]
+    if missing:
+        raise TypeError(f"{module.__name__} lacks contract members: {', '.join(missing)}")
+    dtype = np.dtype(module.STATE_DTYPE)
+    if dtype.itemsize != sum(dtype.fields[name][0].itemsize for name in dtype.names):
+        raise TypeError(f"{module.__name__}.STATE_DTYPE has padding; build it with state_dtype()")
+    _KERNELS[np.dtype(module.STATE_DTYPE)] = module
+
+
+def kernels_for(state_or_dtype):
+    """The kernel module for a state record, a state array, a dtype or a numba record type."""
+    dtype = getattr(state_or_dtype, "dtype", state_or_dtype)
+    if not isinstance(dtype, np.dtype):
+        dtype = as_dtype(dtype)
+    try:
+        return _KERNELS[dtype]
+    except KeyError:
+        raise TypeError(f"no game registered for state dtype {dtype}") from None
+
+
+# Each contract function is a Python dispatcher (used under NUMBA_DISABLE_JIT=1) with a numba
+# overload that links the game's own kernel at compile time.
+
+
+def legal_moves(s, out):
+    return kernels_for(s).legal_moves(s, out)
+
+
+@overload(legal_moves)
+def _legal_moves(s, out):
+    impl = kernels_for(s).legal_moves
+    return lambda s, out: impl(s, out)
+
+
+def apply_move(s, move):
+    return kernels_for(s).apply_move(s, move)
+
+
+@overload(apply_move)
+def _apply_move(s, move):
+    impl = kernels_for(s).apply_move
+    return lambda s, move: impl(s, move)
+
+
+def is_terminal(s):
+    return kernels_for(s).is_terminal(s)
+
+
+@overload(is_terminal)
+def _is_terminal(s):
+    impl = kernels_for(s).is_terminal
+    return lambda s: impl(s)
+
+
+def current_player(s):
+    return kernels_for(s).current_player(s)
+
+
+@overload(current_player)
+def _current_player(s):
+    impl = kernels_for(s).current_player
+    return lambda s: impl(s)
+
+
+def outcome(s):
+    return kernels_for(s).outcome(s)
+
+
+@overload(outcome)
+def _outcome(s):
+    impl = kernels_for(s).outcome
+    return lambda s: impl(s)
+
+
+def score(s):
+    return kernels_for(s).score(s)
+
+
+@overload(score)
+def _score(s):
+    impl = kernels_for(s).score
+    return lambda s: impl(s)
+
+
+def heuristic(s):
+    return kernels_for(s).heuristic(s)
+
+
+@overload(heuristic)
+def _heuristic(s):
+    impl = kernels_for(s).heuristic
+    return lambda s: impl(s)
+
+
+def state_hash(s):
+    return kernels_for(s).state_hash(s)
+
+
+@overload(state_hash)
+def _state_hash(s):
+    impl = kernels_for(s).state_hash
+    return lambda s: impl(s)
+
+
+def observe(s, player, view):
+    return kernels_for(s).observe(s, player, view)
+
+
+@overload(observe)
+def _observe(s, player, view):
+    impl = kernels_for(s).observe
+    return lambda s, player, view: impl(s, player, view)
+
+
+def sample_world(view, rng, world):
+    return kernels_for(view).sample_world(view, rng, world)
+
+
+@overload(sample_world)
+def _sample_world(view, rng, world):
+    impl = kernels_for(view).sample_world
+    return lambda view, rng, world: impl(view, rng, world)
+
+
+def max_moves(s):
+    return kernels_for(s).MAX_MOVES
+
+
+@overload(max_moves)
+def _max_moves(s):
+    n = kernels_for(s).MAX_MOVES
+    return lambda s: n
+
+
+def move_bound(s):
+    return kernels_for(s).MOVE_BOUND
+
+
+@overload(move_bound)
+def _move_bound(s):
+    n = kernels_for(s).MOVE_BOUND
+    return lambda s: n
+
+
+def new_states(s, n):
+    """An uninitialised array of ``n`` states of the same game as ``s``."""
+    return np.empty(n, kernels_for(s).STATE_DTYPE)
+
+
+@overload(new_states)
+def _new_states(s, n):
+    dtype = kernels_for(s).STATE_DTYPE
+    return lambda s, n: np.empty(n, dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# Small generic kernels built on the contract.
+
+
+@kernel
+def value_for(s, player):
+    """The terminal outcome of ``s`` from ``player``'s point of view (1 win, 0 draw, -1 loss)."""
+    v = outcome(s)
+    return v if player == 0 else -v
+
+
+@kernel
+def random_playout(s, rng, moves):
+    """Plays uniformly random moves from ``s`` (in place) to the end; returns the plies played.
+
+    rng: uint64[1]; moves: int32[>=MAX_MOVES] scratch.
+    """
+    plies = 0
+    while not is_terminal(s):
+        n = legal_moves(s, moves)
+        apply_move(s, moves[rng_below(rng, n)])
+        plies += 1
+    return plies
+
+
+@kernel
+def random_playouts(root, n, rng):
+    """Plays ``n`` random games from ``root`` (left unchanged); returns the plies played in all."""
+    work = new_states(root, 1)
+    moves = np.empty(max_moves(root), np.int32)
+    plies = 0
+    for _ in range(n):
+        work[0] = root
+        plies += random_playout(work[0], rng, moves)
+    return plies

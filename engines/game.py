@@ -1,0 +1,448 @@
+"""The Python face of the game contract: variants with validated parameters, states that people and
+notebooks can play, print and copy, a move notation, and game records that replay.
+
+Everything here wraps the compiled kernels of :mod:`engines.contract`; nothing here is on a
+search's hot path.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar, Iterator, Sequence
+
+import numpy as np
+
+__all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError"]
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the position (the message says which rule it breaks)."""
+
+
+class VariantError(ValueError):
+    """An unknown game, an unknown variant parameter or a value out of its range."""
+
+
+_NO_DEFAULT = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    """A variant parameter: name, default, allowed values and a one-line description.
+
+    The kind (bool, int or str) is the type of ``default`` unless ``kind`` is given; ints are
+    checked against ``low``/``high``, strings against ``choices``; ``None`` is allowed only when
+    ``allow_none`` is set.
+    """
+
+    name: str
+    default: Any
+    doc: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] | None = None
+    allow_none: bool = False
+    kind: type | None = None
+
+    @property
+    def type(self) -> type:
+        return self.kind or type(self.default)
+
+    def allowed(self) -> str:
+        """The allowed values, as written in error messages and listings."""
+        if self.type is bool:
+            text = "true or false"
+        elif self.choices is not None:
+            text = " or ".join(repr(c) for c in self.choices)
+        elif self.type is int:
+            text = f"an integer from {self.low} to {self.high}"
+        else:
+            text = f"a {self.type.__name__}"
+        return text + (" or none" if self.allow_none else "")
+
+    def validate(self, game: str, value: Any) -> Any:
+        """Returns ``value`` converted to the parameter's kind, or raises :class:`VariantError`.
+
+        Strings are accepted for every kind (as typed on a command line: ``pits=5``,
+        ``turning_jumps=true``, ``no_shot_draw_plies=none``).
+        """
+        if isinstance(value, str) and self.type is not str:
+            value = self._from_text(game, value)
+        if value is None:
+            if self.allow_none:
+                return None
+            raise VariantError(f"{game}: {self.name}=None is not allowed; allowed: {self.allowed()}")
+        kind = self.type
+        if kind is bool:
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+        elif kind is int:
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                value = int(value)
+                if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
+                    return value
+                raise VariantError(
+                    f"{game}: {self.name}={value} is out of range; allowed: {self.allowed()}"
+                )
+        elif isinstance(value, kind):
+            if self.choices is None or value in self.choices:
+                return value
+            raise VariantError(f"{game}: {self.name}={value!r} is not allowed; allowed: {self.allowed()}")
+        raise VariantError(f"{game}: {self.name}={value!r} has the wrong type; allowed: {self.allowed()}")
+
+    def _from_text(self, game: str, text: str) -> Any:
+        low = text.strip().lower()
+        if low in ("none", "null", "off") and self.allow_none:
+            return None
+        if self.type is bool:
+            if low in ("true", "yes", "on", "1"):
+                return True
+            if low in ("false", "no", "off", "0"):
+                return False
+        elif self.type is int:
+            try:
+                return int(low)
+            except ValueError:
+                pass
+        raise VariantError(f"{game}: {self.name}={text!r} is not valid; allowed: {self.allowed()}")
+
+
+class Game:
+    """A game variant: the rules fixed by a preset and its parameters.
+
+    Subclasses set the class attributes below and implement ``_init_record``, ``format_move``,
+    ``parse_move`` and ``render``. Make games with :func:`engines.make`, not by calling the class.
+    """
+
+    family: ClassVar[str]
+    #: Variant parameters, in the order they are listed.
+    PARAMS: ClassVar[tuple[Param, ...]]
+    #: Preset name -> parameter values that differ from the defaults; the first is the default.
+    PRESETS: ClassVar[dict[str, dict[str, Any]]]
+    #: The kernel module registered with :mod:`engines.contract`.
+    kernels: ClassVar[Any]
+    #: False when players see only part of the state (agents then get :meth:`State.view`).
+    perfect_information: ClassVar[bool] = True
+    #: True when the start position is drawn from the game's seed (a deal, a random opening).
+    random_start: ClassVar[bool] = False
+    player_names: ClassVar[tuple[str, str]] = ("player 0", "player 1")
+    #: One line shown by ``arena list``.
+    summary: ClassVar[str] = ""
+
+    def __init__(self, preset: str, **params: Any):
+        if preset not in self.PRESETS:
+            raise VariantError(f"unknown preset {preset!r} of {self.family}; presets: {', '.join(self.PRESETS)}")
+        by_name = {p.name: p for p in self.PARAMS}
+        unknown = [k for k in params if k not in by_name]
+        if unknown:
+            raise VariantError(
+                f"{preset} has no parameter {unknown[0]!r}; parameters: {', '.join(by_name)}"
+            )
+        values = {p.name: p.default for p in self.PARAMS}
+        values.update(self.PRESETS[preset])
+        for name, value in params.items():
+            values[name] = by_name[name].validate(preset, value)
+        self.name = preset
+        self.params: MappingProxyType = MappingProxyType(values)
+        self._check_params()
+        self._moves_buffer = np.empty(self.kernels.MAX_MOVES, np.int32)
+
+    def _check_params(self) -> None:
+        """Cross-parameter checks; raise :class:`VariantError`."""
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.params.items() if self.PRESETS[self.name].get(k, self._default(k)) != v}
+        args = "".join(f", {k}={v!r}" for k, v in changed.items())
+        return f"make({self.name!r}{args})"
+
+    def _default(self, name: str) -> Any:
+        return next(p.default for p in self.PARAMS if p.name == name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and (self.name, dict(self.params)) == (other.name, dict(other.params))
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted(self.params.items()))))
+
+    @property
+    def max_moves(self) -> int:
+        return self.kernels.MAX_MOVES
+
+    @property
+    def move_bound(self) -> int:
+        return self.kernels.MOVE_BOUND
+
+    def new_initial_state(self, seed: int | None = None) -> "State":
+        """The start position; ``seed`` draws its random parts (deal, opening) where the game has any.
+
+        Example:
+            >>> import engines
+            >>> state = engines.make("kalah").new_initial_state()
+            >>> state.legal_moves()
+            [0, 1, 2, 3, 4, 5]
+        """
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, not {seed!r}")
+        buf = np.zeros(1, self.kernels.STATE_DTYPE)
+        self._init_record(buf[0], None if seed is None else int(seed))
+        return State(self, buf, None if seed is None else int(seed))
+
+    # -- to implement --------------------------------------------------------------------------
+
+    def _init_record(self, record, seed: int | None) -> None:
+        raise NotImplementedError
+
+    def format_move(self, state: "State", move: int) -> str:
+        """The notation of ``move`` (legal in ``state``)."""
+        raise NotImplementedError
+
+    def parse_move(self, state: "State", text: str) -> int:
+        """The move written ``text`` in ``state``; :class:`ValueError` saying why if there is none."""
+        raise NotImplementedError
+
+    def render(self, state: "State", *, color: bool = False, unicode: bool = False) -> str:
+        """A drawing of the position for a terminal, coordinates included."""
+        raise NotImplementedError
+
+    def explain_illegal(self, state: "State", move: int) -> str:
+        """Why ``move`` is not legal in ``state`` (one line)."""
+        if state.is_terminal():
+            return "the game is over"
+        return f"move {move} is not legal here; legal moves: {', '.join(state.legal_move_names())}"
+
+    def result_text(self, state: "State") -> str:
+        """One line for a finished game: who won and the score."""
+        outcome = state.outcome()
+        if outcome is None:
+            return "game in progress"
+        head = "draw" if outcome == 0 else f"{self.player_names[0 if outcome > 0 else 1]} wins"
+        return f"{head} (score {state.score():+d} for {self.player_names[0]})"
+
+
+class State:
+    """A position of a game, with the moves that led to it.
+
+    ``state.data`` is the compiled state record (what agents search from); the methods below are
+    for people, notebooks and the arena. Copies are independent.
+
+    Example:
+        >>> import engines
+        >>> state = engines.make("kalah").new_initial_state()
+        >>> state.apply("c")       # South sows its third pit and ends in its store: plays again
+        2
+        >>> state.current_player
+        0
+    """
+
+    __slots__ = ("game", "_buf", "seed", "_moves", "custom_start")
+
+    def __init__(
+        self,
+        game: Game,
+        buf: np.ndarray,
+        seed: int | None,
+        moves: Sequence[int] = (),
+        custom_start: bool = False,
+    ):
+        self.game = game
+        self._buf = buf
+        self.seed = seed
+        self._moves = list(moves)
+        #: True for a set-up position (its history does not start at the initial state).
+        self.custom_start = custom_start
+
+    @property
+    def data(self):
+        """The state record (a view into this state's own buffer)."""
+        return self._buf[0]
+
+    @property
+    def buffer(self) -> np.ndarray:
+        """The one-element state array behind :attr:`data`."""
+        return self._buf
+
+    @property
+    def current_player(self) -> int:
+        return int(self.game.kernels.current_player(self.data))
+
+    @property
+    def history(self) -> tuple[int, ...]:
+        """The moves played since the initial state."""
+        return tuple(self._moves)
+
+    @property
+    def ply(self) -> int:
+        return len(self._moves)
+
+    def is_terminal(self) -> bool:
+        return bool(self.game.kernels.is_terminal(self.data))
+
+    def legal_moves(self) -> list[int]:
+        buf = self.game._moves_buffer
+        n = self.game.kernels.legal_moves(self.data, buf)
+        return buf[:n].tolist()
+
+    def legal_move_names(self) -> list[str]:
+        return [self.game.format_move(self, m) for m in self.legal_moves()]
+
+    def is_legal(self, move: int) -> bool:
+        return move in self.legal_moves()
+
+    def parse_move(self, text: str) -> int:
+        """The move written ``text`` (see the game's notation); ValueError saying why if none."""
+        return self.game.parse_move(self, text)
+
+    def format_move(self, move: int) -> str:
+        return self.game.format_move(self, move)
+
+    def apply(self, move: int | str) -> int:
+        """Plays ``move`` (an id or its notation); returns the move id.
+
+        Raises:
+            IllegalMoveError: the move is not legal here (the message says why).
+            ValueError: the notation could not be read.
+        """
+        if isinstance(move, str):
+            move = self.game.parse_move(self, move)
+        elif not isinstance(move, (int, np.integer)) or isinstance(move, bool):
+            raise ValueError(f"a move is an int id or a string in the game's notation, not {move!r}")
+        move = int(move)
+        if not self.is_legal(move):
+            raise IllegalMoveError(self.game.explain_illegal(self, move))
+        self.game.kernels.apply_move(self.data, move)
+        self._moves.append(move)
+        return move
+
+    def play(self, *moves: int | str) -> "State":
+        """Applies the moves in turn and returns ``self`` (handy in tests and notebooks)."""
+        for move in moves:
+            self.apply(move)
+        return self
+
+    def outcome(self) -> float | None:
+        """Player 0's result at the end (1 win, 0 draw, -1 loss), None while the game goes on."""
+        if not self.is_terminal():
+            return None
+        return float(self.game.kernels.outcome(self.data))
+
+    def returns(self) -> tuple[float, float]:
+        """Both players' results (0, 0 while the game goes on)."""
+        value = self.outcome() or 0.0
+        return (value, -value)
+
+    @property
+    def winner(self) -> int | None:
+        """0 or 1 once the game is won, None otherwise (draw or not over)."""
+        value = self.outcome()
+        if not value:
+            return None
+        return 0 if value > 0 else 1
+
+    def score(self) -> int:
+        """Player 0's margin (store, capture or pip difference)."""
+        return int(self.game.kernels.score(self.data))
+
+    def heuristic(self) -> float:
+        return float(self.game.kernels.heuristic(self.data))
+
+    def hash(self) -> int:
+        return int(self.game.kernels.state_hash(self.data))
+
+    def copy(self) -> "State":
+        return State(self.game, self._buf.copy(), self.seed, self._moves, self.custom_start)
+
+    def view(self, player: int) -> "State":
+        """What ``player`` may know; for a perfect-information game, a copy."""
+        return self.copy()
+
+    def record(self, **metadata: Any) -> "GameRecord":
+        """The game so far as a record that replays (moves in the game's notation).
+
+        Raises:
+            ValueError: the state comes from a set-up position, which a record cannot replay.
+        """
+        if self.custom_start:
+            raise ValueError("a game from a set-up position has no record: records replay from the start")
+        names = []
+        replay = self.game.new_initial_state(self.seed)
+        for move in self._moves:
+            names.append(self.game.format_move(replay, move))
+            self.game.kernels.apply_move(replay.data, move)
+            replay._moves.append(move)
+        return GameRecord(self.game.name, dict(self.game.params), self.seed, names, dict(metadata))
+
+    def render(self, **options: Any) -> str:
+        return self.game.render(self, **options)
+
+    def __str__(self) -> str:
+        return self.game.render(self)
+
+    def __repr__(self) -> str:
+        return f"<{self.game.name} state, ply {self.ply}, {self.game.player_names[self.current_player]} to move>"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, State)
+            and self.game == other.game
+            and self._buf.tobytes() == other._buf.tobytes()
+        )
+
+    def __hash__(self) -> int:
+        return self.hash()
+
+
+@dataclass
+class GameRecord:
+    """A game as played: variant, seed and moves in the game's notation; it replays.
+
+    Example:
+        >>> import engines
+        >>> state = engines.make("kalah").new_initial_state().play("c", "f")
+        >>> record = state.record()
+        >>> record.moves
+        ['c', 'f']
+        >>> engines.GameRecord.from_json(record.to_json()).replay() == state
+        True
+    """
+
+    game: str
+    params: dict[str, Any]
+    seed: int | None
+    moves: list[str]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"game": self.game, "params": self.params, "seed": self.seed, "moves": self.moves, "metadata": self.metadata}
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameRecord":
+        data = json.loads(text)
+        return cls(data["game"], data["params"], data["seed"], data["moves"], data.get("metadata", {}))
+
+    def positions(self) -> Iterator[tuple[State, str | None]]:
+        """Yields ``(state, next move)`` for every position, ending with ``(final state, None)``.
+
+        Raises:
+            ValueError: a move of the record is unreadable or illegal (the message gives the ply).
+        """
+        from engines.registry import make
+
+        state = make(self.game, **self.params).new_initial_state(self.seed)
+        for ply, text in enumerate(self.moves, start=1):
+            yield state, text
+            state = state.copy()
+            try:
+                state.apply(text)
+            except ValueError as error:
+                raise ValueError(f"record move {ply} ({text!r}): {error}") from None
+        yield state, None
+
+    def replay(self) -> State:
+        """The final position of the record."""
+        for state, _ in self.positions():
+            pass
+        return state

@@ -1,0 +1,133 @@
+"""Mancala: BrainKing's Kalah-like game (text 004) and Kalah(m,n).
+
+=============  ===================================================================================
+Rules          ``shared/rules/RULES.md`` (Mancala) and text 004. Two rows of ``pits`` pits with
+               ``seeds`` seeds each, a store at each player's right; sowing counter-clockwise skips
+               the opponent's store; last seed in the own store: move again; last seed in an empty
+               own pit: capture; the game ends when a row is empty and the rest is swept.
+Players        South (player 0, lower row, moves first) and North (player 1).
+Moves          a pit of the mover's row, ids 0..pits-1 counted from the mover's left; written as
+               a letter ``a``..``h`` (``a`` is the mover's leftmost pit), or its number ``1``..``8``.
+Returns        1 / 0 / -1 by stores at the end; ``score`` is South's store minus North's.
+Presets        ``mancala`` (text 004: ``capture="opposite"``) and ``kalah`` (``capture="kalah"``).
+Parameters     ``pits`` 1..8 (6), ``seeds`` 1..10 (4), ``capture`` ``"opposite"`` | ``"kalah"``,
+               ``empty_capture`` (False): also capture when the opposite pit is empty.
+=============  ===================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engines import contract
+from engines.game import Game, Param, State
+from engines.mancala import kernels
+
+contract.register(kernels)
+
+_LETTERS = "abcdefgh"
+
+
+class Mancala(Game):
+    family = "mancala"
+    summary = "Kalah-like sowing game: extra turns, captures, end-of-game sweep"
+    kernels = kernels
+    player_names = ("South", "North")
+    PARAMS = (
+        Param("pits", 6, "pits in each row", low=1, high=kernels.MAX_PITS),
+        Param("seeds", 4, "seeds in each pit at the start", low=1, high=10),
+        Param(
+            "capture",
+            "opposite",
+            "'opposite': only the opposite pit's seeds are taken (text 004); "
+            "'kalah': the last seed is banked too",
+            choices=("opposite", "kalah"),
+        ),
+        Param("empty_capture", False, "the capture rule also fires when the opposite pit is empty"),
+    )
+    PRESETS = {
+        "mancala": {},
+        "kalah": {"capture": "kalah"},
+    }
+
+    def _init_record(self, record, seed):
+        p = self.params
+        capture = kernels.CAPTURE_KALAH if p["capture"] == "kalah" else kernels.CAPTURE_OPPOSITE
+        kernels.init_state(record, p["pits"], p["seeds"], capture, int(p["empty_capture"]))
+
+    def position(self, south, north, stores=(0, 0), to_move=0):
+        """A set-up position: seeds per pit for South and North (each from its owner's left).
+
+        Example:
+            >>> import engines
+            >>> game = engines.make("kalah", pits=3)
+            >>> state = game.position(south=[0, 0, 1], north=[2, 0, 0], stores=(5, 4))
+            >>> state.play("c").outcome()   # South banks its last seed, the row is empty: 6 + 0 vs 4 + 2
+            0.0
+        """
+        pits = self.params["pits"]
+        for name, row in (("south", south), ("north", north)):
+            if len(row) != pits or any(not isinstance(n, (int, np.integer)) or n < 0 for n in row):
+                raise ValueError(f"{name} must list {pits} seed counts >= 0, got {list(row)}")
+        if len(stores) != 2 or min(stores) < 0 or to_move not in (0, 1):
+            raise ValueError("stores must be two counts >= 0 and to_move 0 or 1")
+        if sum(south) + sum(north) + sum(stores) > 255:
+            raise ValueError("at most 255 seeds fit on the board")
+        buf = np.zeros(1, kernels.STATE_DTYPE)
+        record = buf[0]
+        self._init_record(record, None)
+        for p, row in enumerate((south, north)):
+            record["rows"][p] = sum(int(n) << (8 * j) for j, n in enumerate(row))
+        record["stores"][:] = stores
+        record["to_move"] = to_move
+        record["terminal"] = int(not any(south) or not any(north))
+        return State(self, buf, None, custom_start=True)
+
+    def format_move(self, state, move):
+        return _LETTERS[move]
+
+    def parse_move(self, state, text):
+        pits = self.params["pits"]
+        word = text.strip().lower()
+        if len(word) == 1 and word in _LETTERS[:pits]:
+            move = _LETTERS.index(word)
+        elif word.isdigit() and 1 <= int(word) <= pits:
+            move = int(word) - 1
+        else:
+            raise ValueError(
+                f"{text.strip()!r} is not a pit: write a letter a-{_LETTERS[pits - 1]} "
+                f"(or 1-{pits}), your pits counted from your left"
+            )
+        return move
+
+    def explain_illegal(self, state, move):
+        if state.is_terminal():
+            return "the game is over"
+        if not 0 <= move < self.params["pits"]:
+            return f"move {move} is not a pit: pits are 0-{self.params['pits'] - 1}"
+        return (
+            f"pit {_LETTERS[move]} is empty: sow from a pit with seeds "
+            f"({', '.join(state.legal_move_names())})"
+        )
+
+    def render(self, state, *, color=False, unicode=False):
+        pits = self.params["pits"]
+        south, north = kernels.pit_counts(state.data)
+        north = north[::-1]  # drawn from South's side: North's leftmost pit is on the right
+        south_store, north_store = (int(n) for n in state.data["stores"])
+        cell = "{:>3} "
+        rule = "+----+" + "----+" * pits + "----+"
+        lines = [
+            "        " + "".join(f"{_LETTERS[pits - 1 - i]:<5}" for i in range(pits)) + "  North",
+            rule,
+            "|    |" + "".join(cell.format(n) + "|" for n in north) + "    |",
+            f"|{north_store:>3} +" + "----+" * pits + f"{south_store:>3} |",
+            "|    |" + "".join(cell.format(n) + "|" for n in south) + "    |",
+            rule,
+            "        " + "".join(f"{_LETTERS[i]:<5}" for i in range(pits)) + "  South",
+        ]
+        if state.is_terminal():
+            lines.append(self.result_text(state))
+        else:
+            lines.append(f"{self.player_names[state.current_player]} to move")
+        return "\n".join(lines)

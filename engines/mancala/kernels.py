@@ -1,0 +1,243 @@
+"""Mancala kernels: Kalah-like sowing games on two rows of ``pits`` pits (1..8) with two stores.
+
+Rules: ``shared/rules/RULES.md`` (Mancala) and text 004 (BrainKing's Mancala). Moves are the index
+of a pit in the mover's own row counted from the mover's left, 0..pits-1 (the same ids for both
+players), so ``MOVE_BOUND = 8``.
+
+State layout: each row is one uint64 word with one byte per pit (SWAR, "SIMD within a register"),
+so that sowing a run of pits is one addition of a mask of 0x01 bytes, and an empty row is a zero
+word. Byte ``j`` of ``rows[p]`` holds the seeds of player ``p``'s pit ``j`` counted from that
+player's left; the stores are separate. No pit ever holds 256 seeds (at most 2*8*10 = 160 exist).
+Drawn for 6 pits, South (player 0) below, sowing counter-clockwise::
+
+                 rows[1]: byte 5   4   3   2   1   0
+      stores[1]                                        stores[0]
+                 rows[0]: byte 0   1   2   3   4   5
+
+A sowing from pit ``j`` visits the mover's pits ``j+1..P-1``, the mover's store, the opponent's
+pits ``0..P-1``, the mover's pits ``0..P-1`` and so on (``2P+1`` cells a lap, the opponent's store
+skipped). The pit opposite the mover's pit ``j`` is the opponent's pit ``P-1-j``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engines._jit import kernel, lowest_bit_index
+from engines.contract import state_dtype
+
+MAX_PITS = 8
+MAX_MOVES = MAX_PITS
+MOVE_BOUND = MAX_PITS
+
+CAPTURE_OPPOSITE = 0  # text 004: the opposite pit's seeds go to the store, the last seed stays
+CAPTURE_KALAH = 1  # Kalah: the opposite pit's seeds and the last seed go to the store
+
+STATE_DTYPE = state_dtype(
+    [
+        ("rows", np.uint64, (2,)),  # one byte per pit, layout above
+        ("stores", np.int16, (2,)),
+        ("pits", np.int8),  # pits per row, P
+        ("to_move", np.int8),  # 0 South, 1 North
+        ("capture", np.int8),  # CAPTURE_OPPOSITE or CAPTURE_KALAH
+        ("empty_capture", np.int8),  # 1: the capture rule fires on an empty opposite pit too
+        ("terminal", np.int8),  # 1 once a row is empty and the remaining seeds are swept
+    ]
+)
+
+# BYTE_ONES[n]: 0x01 in each of the n low bytes (a run of pits j..k-1 is BYTE_ONES[k] - BYTE_ONES[j]).
+BYTE_ONES = np.array([sum(1 << (8 * i) for i in range(n)) for n in range(9)], dtype=np.uint64)
+_LOW_BITS = np.uint64(0x0101_0101_0101_0101)
+_BYTE = np.uint64(0xFF)
+_U1 = np.uint64(1)
+_U2 = np.uint64(2)
+_U4 = np.uint64(4)
+_U56 = np.uint64(56)
+_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
+_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
+
+_LAST_OWN_PIT = 0
+_LAST_STORE = 1
+_LAST_OPPONENT_PIT = 2
+
+
+@kernel(inline="always")
+def _pit(row, j):
+    """Seeds in pit ``j`` of a row word."""
+    return np.int64((row >> np.uint64(8 * j)) & _BYTE)
+
+
+@kernel(inline="always")
+def _without_pit(row, j):
+    return row & ~(_BYTE << np.uint64(8 * j))
+
+
+@kernel(inline="always")
+def _row_sum(row):
+    """Seeds in a row: the byte sum lands in the top byte (no carry: a row holds < 256)."""
+    return np.int64((row * _LOW_BITS) >> _U56)
+
+
+@kernel(inline="always")
+def _nonempty_pits(row):
+    """Bit 8j is set iff pit j holds seeds (OR of each byte's bits folded into its low bit)."""
+    t = row | (row >> _U4)
+    t |= t >> _U2
+    t |= t >> _U1
+    return t & _LOW_BITS
+
+
+@kernel
+def init_state(s, pits, seeds, capture, empty_capture):
+    """Fills ``s`` with the start position: ``seeds`` in each of the ``2*pits`` pits, South to move."""
+    full = BYTE_ONES[pits] * np.uint64(seeds)
+    s["rows"][0] = full
+    s["rows"][1] = full
+    s["stores"][0] = 0
+    s["stores"][1] = 0
+    s["pits"] = pits
+    s["to_move"] = 0
+    s["capture"] = capture
+    s["empty_capture"] = empty_capture
+    s["terminal"] = 0
+
+
+@kernel(inline="always")
+def legal_moves(s, out):
+    """The non-empty pits of the mover's row (ids 0..pits-1 from the mover's left)."""
+    if s["terminal"]:
+        return 0
+    nonempty = _nonempty_pits(s["rows"][s["to_move"]])
+    n = 0
+    while nonempty:
+        out[n] = lowest_bit_index(nonempty) >> 3
+        nonempty &= nonempty - _U1
+        n += 1
+    return n
+
+
+@kernel(inline="always")
+def apply_move(s, move):
+    """Sows the mover's pit ``move``, then extra turn, capture and the end-of-game sweep."""
+    me = np.int64(s["to_move"])
+    pits = np.int64(s["pits"])
+    mine = s["rows"][me]
+    theirs = s["rows"][1 - me]
+    seeds = _pit(mine, move)
+    mine = _without_pit(mine, move)
+    banked = 0
+
+    # Whole laps (2P+1 seeds or more) drop one seed in every cell but the opponent's store and
+    # end back in the starting pit.
+    last = _LAST_OWN_PIT
+    last_pit = np.int64(move)
+    lap = 2 * pits + 1
+    if seeds >= lap:
+        laps = seeds // lap
+        seeds -= laps * lap
+        mine += BYTE_ONES[pits] * np.uint64(laps)
+        theirs += BYTE_ONES[pits] * np.uint64(laps)
+        banked += laps
+    # The rest, in at most four runs: own pits after the start, own store, opponent's pits,
+    # own pits from the left.
+    if seeds > 0:
+        run = min(seeds, pits - 1 - move)
+        if run > 0:
+            mine += BYTE_ONES[move + 1 + run] - BYTE_ONES[move + 1]
+            seeds -= run
+            last_pit = move + run
+        if seeds > 0:
+            banked += 1
+            seeds -= 1
+            last = _LAST_STORE
+            if seeds > 0:
+                run = min(seeds, pits)
+                theirs += BYTE_ONES[run]
+                seeds -= run
+                last = _LAST_OPPONENT_PIT
+                if seeds > 0:
+                    mine += BYTE_ONES[seeds]
+                    last = _LAST_OWN_PIT
+                    last_pit = seeds - 1
+
+    # The last seed in an own pit that was empty before it captures the opposite pit.
+    if last == _LAST_OWN_PIT and _pit(mine, last_pit) == 1:
+        opposite = pits - 1 - last_pit
+        taken = _pit(theirs, opposite)
+        if s["capture"] == CAPTURE_KALAH:
+            if taken > 0 or s["empty_capture"]:
+                banked += taken + 1
+                theirs = _without_pit(theirs, opposite)
+                mine = _without_pit(mine, last_pit)
+        elif taken > 0:
+            banked += taken
+            theirs = _without_pit(theirs, opposite)
+
+    stores = s["stores"]
+    stores[me] += banked
+    if mine == 0 or theirs == 0:
+        stores[me] += _row_sum(mine)
+        stores[1 - me] += _row_sum(theirs)
+        mine = np.uint64(0)
+        theirs = np.uint64(0)
+        s["terminal"] = 1
+    elif last != _LAST_STORE:
+        s["to_move"] = 1 - me
+    s["rows"][me] = mine
+    s["rows"][1 - me] = theirs
+
+
+@kernel(inline="always")
+def is_terminal(s):
+    return s["terminal"] != 0
+
+
+@kernel(inline="always")
+def current_player(s):
+    return np.int64(s["to_move"])
+
+
+@kernel
+def score(s):
+    """South's store minus North's store."""
+    return np.int64(s["stores"][0]) - np.int64(s["stores"][1])
+
+
+@kernel
+def outcome(s):
+    margin = score(s)
+    if margin > 0:
+        return 1.0
+    if margin < 0:
+        return -1.0
+    return 0.0
+
+
+@kernel
+def heuristic(s):
+    """Store difference over the seeds in play (strictly inside (-1, 1))."""
+    total = _row_sum(s["rows"][0]) + _row_sum(s["rows"][1]) + s["stores"][0] + s["stores"][1]
+    return score(s) / (total + 1.0)
+
+
+@kernel(inline="always")
+def _mix(h):
+    """The splitmix64 finaliser: a bijection that spreads every input bit over the output."""
+    h = (h ^ (h >> np.uint64(30))) * _MIX1
+    h = (h ^ (h >> np.uint64(27))) * _MIX2
+    return h ^ (h >> np.uint64(31))
+
+
+@kernel
+def state_hash(s):
+    h = _mix(s["rows"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
+    h = _mix(h ^ s["rows"][1])
+    tail = np.uint64(s["stores"][0]) | (np.uint64(s["stores"][1]) << np.uint64(16))
+    return _mix(h ^ tail ^ (np.uint64(s["to_move"]) << np.uint64(32)))
+
+
+def pit_counts(s) -> tuple[list[int], list[int]]:
+    """(South's pits, North's pits), each from its owner's left (plain Python, for the face)."""
+    pits = int(s["pits"])
+    rows = [int(s["rows"][p]) for p in (0, 1)]
+    return tuple([(rows[p] >> (8 * j)) & 0xFF for j in range(pits)] for p in (0, 1))

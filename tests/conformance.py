@@ -1,0 +1,139 @@
+"""The conformance checker that every engine passes (after pgx's and PettingZoo's ``api_test``).
+
+``check_conformance(game)`` plays random games to the end through the Python face and checks, at
+every position: legal-move invariants (unique ids in range, at most ``MAX_MOVES``, none only at the
+end), notation round trips, illegal moves refused, copies independent, hashes stable, heuristic
+inside (-1, 1), an optional game invariant; at the end: outcome and returns, a record that replays
+to the same state; and that the same seed gives the same game.
+
+``kernel_digest(name, params, seeds)`` plays seeded random games through the kernels alone and
+hashes everything they return; run as a script it prints that digest, which is how the tests
+compare a compiled run with a pure-Python (``NUMBA_DISABLE_JIT=1``) one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import engines
+from engines import IllegalMoveError, contract
+from engines._jit import rng_below, rng_from_seed
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def check_position(state, invariant=None):
+    game = state.game
+    moves = state.legal_moves()
+    assert len(moves) == len(set(moves)), f"duplicate legal moves {moves}"
+    assert len(moves) <= game.max_moves
+    assert all(0 <= m < game.move_bound for m in moves), moves
+    assert state.current_player in (0, 1)
+    if state.is_terminal():
+        assert moves == [], "a terminal state has no legal moves"
+        return
+    assert moves, "a state that is not terminal has a legal move (a pass is a move)"
+    h = state.heuristic()
+    assert -1.0 < h < 1.0, f"heuristic {h} outside (-1, 1)"
+    assert state.copy().hash() == state.hash()
+    assert isinstance(state.render(), str)
+    for move in moves:
+        text = state.format_move(move)
+        assert state.parse_move(text) == move, f"notation {text!r} does not parse back to {move}"
+    illegal = next((m for m in range(game.move_bound) if m not in moves), None)
+    for bad in (illegal, -1, game.move_bound):
+        if bad is None:
+            continue
+        try:
+            state.copy().apply(bad)
+        except IllegalMoveError as error:
+            assert str(error) and "\n" not in str(error)
+        else:
+            raise AssertionError(f"illegal move {bad} was accepted")
+    if invariant is not None:
+        invariant(state)
+
+
+def play_random_game(game, seed, move_seed, invariant=None, check=True):
+    """Plays one random game through the Python face (checking every position); returns it."""
+    choose = np.random.default_rng(move_seed)
+    state = game.new_initial_state(seed)
+    while not state.is_terminal():
+        if check:
+            check_position(state, invariant)
+        moves = state.legal_moves()
+        move = moves[choose.integers(len(moves))]
+        before = state.copy()
+        child = state.copy()
+        child.apply(move)
+        assert state == before, "applying a move to a copy changed the original"
+        state.apply(move)
+        assert state == child
+        assert child.hash() == state.hash()
+    if check:
+        check_position(state, invariant)
+    return state
+
+
+def check_conformance(game, games=20, invariant=None):
+    """Random games to the end with every check of this module; returns the final states."""
+    finals = []
+    for g in range(games):
+        assert game.new_initial_state(g) == game.new_initial_state(g), "same seed, different start"
+        state = play_random_game(game, seed=g, move_seed=1000 + g, invariant=invariant)
+        outcome = state.outcome()
+        assert outcome in (-1.0, 0.0, 1.0)
+        assert state.returns() == (outcome, -outcome)
+        assert state.winner == (None if outcome == 0 else (0 if outcome > 0 else 1))
+        record = state.record()
+        replayed = engines.GameRecord.from_json(record.to_json()).replay()
+        assert replayed == state, "the record does not replay to the same state"
+        again = play_random_game(game, seed=g, move_seed=1000 + g, check=False)
+        assert again.history == state.history and again == state, "same seeds, different game"
+        finals.append(state)
+    return finals
+
+
+def kernel_digest(name: str, params: dict, seeds) -> str:
+    """Digest of seeded random games played through the kernels: moves, hashes, heuristics,
+    outcomes and scores, and the final state of a ``contract.random_playout``."""
+    game = engines.make(name, **params)
+    digest = hashlib.sha256()
+    moves = np.empty(game.max_moves, np.int32)
+    for seed in seeds:
+        state = game.new_initial_state(seed)
+        record = state.data
+        rng = rng_from_seed(seed)
+        while not contract.is_terminal(record):
+            n = contract.legal_moves(record, moves)
+            digest.update(moves[:n].tobytes())
+            digest.update(repr((int(contract.state_hash(record)), float(contract.heuristic(record)))).encode())
+            contract.apply_move(record, moves[rng_below(rng, n)])
+        digest.update(repr((float(contract.outcome(record)), int(contract.score(record)))).encode())
+        digest.update(record.tobytes())
+        start = game.new_initial_state(seed)
+        contract.random_playout(start.data, rng_from_seed(seed + 1), moves)
+        digest.update(start.data.tobytes())
+    return digest.hexdigest()
+
+
+def pure_python_digest(name: str, params: dict, seeds) -> str:
+    """:func:`kernel_digest` computed in a subprocess with ``NUMBA_DISABLE_JIT=1``."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    args = json.dumps({"name": name, "params": params, "seeds": list(seeds)})
+    done = subprocess.run(
+        [sys.executable, __file__, args], env=env, capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return done.stdout.strip()
+
+
+if __name__ == "__main__":
+    spec = json.loads(sys.argv[1])
+    print(kernel_digest(spec["name"], spec["params"], spec["seeds"]))
