@@ -23,8 +23,10 @@ What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` 
 ==========================  =====================================================================
 ``STATE_DTYPE``             the numpy structured dtype of a state
 ``MAX_MOVES``               upper bound on the number of legal moves in any state of any variant
-``MOVE_BOUND``              moves are ints in ``[0, MOVE_BOUND)``
-``legal_moves(s, out)``     writes the legal moves into ``out: int32[>=MAX_MOVES]``, returns count;
+``MOVE_BOUND``              moves are ints in ``[0, MOVE_BOUND)`` (an id may encode a whole path,
+                            so agents never allocate arrays of this size)
+``legal_moves(s, out)``     writes the legal moves into ``out: int64[>=MAX_MOVES]``, returns count,
+                            always in the same order for the same state;
                             a non-terminal state always has at least one (a pass is a move)
 ``apply_move(s, move)``     plays a legal move in place (unchecked: the Python face validates)
 ``is_terminal(s)``          bool
@@ -50,6 +52,7 @@ from numba.np.numpy_support import as_dtype
 from engines._jit import kernel, rng_below
 
 __all__ = [
+    "MOVE_DTYPE",
     "register",
     "kernels_for",
     "state_dtype",
@@ -86,6 +89,9 @@ _REQUIRED = (
 )
 
 _KERNELS: dict[np.dtype, object] = {}
+
+#: The dtype of move buffers (``legal_moves`` output) everywhere.
+MOVE_DTYPE = np.int64
 
 
 def state_dtype(fields) -> np.dtype:
@@ -278,7 +284,7 @@ def value_for(s, player):
 def random_playout(s, rng, moves):
     """Plays uniformly random moves from ``s`` (in place) to the end; returns the plies played.
 
-    rng: uint64[1]; moves: int32[>=MAX_MOVES] scratch.
+    rng: uint64[1]; moves: int64[>=MAX_MOVES] scratch.
     """
     plies = 0
     while not is_terminal(s):
@@ -292,7 +298,7 @@ def random_playout(s, rng, moves):
 def random_playouts(root, n, rng):
     """Plays ``n`` random games from ``root`` (left unchanged); returns the plies played in all."""
     work = new_states(root, 1)
-    moves = np.empty(max_moves(root), np.int32)
+    moves = np.empty(max_moves(root), MOVE_DTYPE)
     plies = 0
     for _ in range(n):
         work[0] = root

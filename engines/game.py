@@ -147,7 +147,7 @@ class Game:
         self.name = preset
         self.params: MappingProxyType = MappingProxyType(values)
         self._check_params()
-        self._moves_buffer = np.empty(self.kernels.MAX_MOVES, np.int32)
+        self._moves_buffer = np.empty(self.kernels.MAX_MOVES, np.int64)
 
     def _check_params(self) -> None:
         """Cross-parameter checks; raise :class:`VariantError`."""

@@ -106,7 +106,7 @@ def kernel_digest(name: str, params: dict, seeds) -> str:
     outcomes and scores, and the final state of a ``contract.random_playout``."""
     game = engines.make(name, **params)
     digest = hashlib.sha256()
-    moves = np.empty(game.max_moves, np.int32)
+    moves = np.empty(game.max_moves, contract.MOVE_DTYPE)
     for seed in seeds:
         state = game.new_initial_state(seed)
         record = state.data
