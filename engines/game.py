@@ -185,6 +185,9 @@ class Game:
         """
         if seed is not None and not isinstance(seed, (int, np.integer)):
             raise ValueError(f"seed must be an integer or None, not {seed!r}")
+        if seed is None and self.random_start:
+            # A random start needs a seed that the game's record can replay.
+            seed = int(np.random.SeedSequence().entropy % 2**63)
         buf = np.zeros(1, self.kernels.STATE_DTYPE)
         self._init_record(buf[0], None if seed is None else int(seed))
         return State(self, buf, None if seed is None else int(seed))
@@ -236,7 +239,7 @@ class State:
         0
     """
 
-    __slots__ = ("game", "_buf", "seed", "_moves", "custom_start")
+    __slots__ = ("game", "_buf", "seed", "_moves", "custom_start", "viewer")
 
     def __init__(
         self,
@@ -245,6 +248,7 @@ class State:
         seed: int | None,
         moves: Sequence[int] = (),
         custom_start: bool = False,
+        viewer: int | None = None,
     ):
         self.game = game
         self._buf = buf
@@ -252,6 +256,8 @@ class State:
         self._moves = list(moves)
         #: True for a set-up position (its history does not start at the initial state).
         self.custom_start = custom_start
+        #: The player whose view this is (hidden-information games), None for the game itself.
+        self.viewer = viewer
 
     @property
     def data(self):
@@ -309,6 +315,11 @@ class State:
         elif not isinstance(move, (int, np.integer)) or isinstance(move, bool):
             raise ValueError(f"a move is an int id or a string in the game's notation, not {move!r}")
         move = int(move)
+        if self.viewer is not None:
+            raise ValueError(
+                f"this is {self.game.player_names[self.viewer]}'s view of the game: apply moves to "
+                "the game's own state (a view does not know the hidden tiles a move may reveal)"
+            )
         if not self.is_legal(move):
             raise IllegalMoveError(self.game.explain_illegal(self, move))
         self.game.kernels.apply_move(self.data, move)
@@ -351,11 +362,23 @@ class State:
         return int(self.game.kernels.state_hash(self.data))
 
     def copy(self) -> "State":
-        return State(self.game, self._buf.copy(), self.seed, self._moves, self.custom_start)
+        return State(self.game, self._buf.copy(), self.seed, self._moves, self.custom_start, self.viewer)
 
     def view(self, player: int) -> "State":
-        """What ``player`` may know; for a perfect-information game, a copy."""
-        return self.copy()
+        """What ``player`` may know: for a perfect-information game, a copy; otherwise a state
+        whose record is the game's ``observe`` view (hidden parts cleared), which renders for that
+        player, lists their legal moves when they are to move, and has no seed (it would reveal
+        the deal) and no record. Moves are applied to the game's state, not to a view.
+        """
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        if self.game.perfect_information:
+            return self.copy()
+        if self.viewer is not None and self.viewer != player:
+            raise ValueError(f"this is already {self.game.player_names[self.viewer]}'s view")
+        buf = np.zeros(1, self.game.kernels.STATE_DTYPE)
+        self.game.kernels.observe(self.data, player, buf[0])
+        return State(self.game, buf, None, self._moves, self.custom_start, viewer=player)
 
     def record(self, **metadata: Any) -> "GameRecord":
         """The game so far as a record that replays (moves in the game's notation).
@@ -363,6 +386,8 @@ class State:
         Raises:
             ValueError: the state comes from a set-up position, which a record cannot replay.
         """
+        if self.viewer is not None:
+            raise ValueError("a player's view has no record: a record replays the deal, which a view hides")
         if self.custom_start:
             raise ValueError("a game from a set-up position has no record: records replay from the start")
         names = []

@@ -1,0 +1,331 @@
+"""Dominoes: the two-player draw game of text 001, with hidden hands.
+
+=============  ===================================================================================
+Rules          ``shared/rules/RULES.md`` (Dominoes) and text 001. A double-six set, 7 tiles each,
+               the rest is the boneyard. The holder of the greatest tile (a double beats a
+               non-double, then more pips, then the higher high end) leads with any tile. A tile is
+               placed at an open end it matches; a player who cannot play draws one tile and the
+               turn passes even if it fits; with an empty boneyard they pass. Whoever plays their
+               last tile wins; when neither can play, fewer tiles wins, equal is a draw.
+Players        ``player 0`` is the first hand dealt, ``player 1`` the second; the leader (either)
+               moves first: ``current_player`` tells. The deal is a shuffle from the game's seed.
+Moves          ``2 * tile + end`` (end 0 left, 1 right), ``MOVE_DRAW`` = 110, ``MOVE_PASS`` = 111.
+               Written ``6-4L`` / ``6-4R`` (the tile, high pips first, and the end of the line),
+               ``6-4`` for the lead or when the tile has one move, ``draw``, ``pass``; read
+               case-insensitively, ``4-6 left``, ``6:4r`` and ``64R`` too. When both ends show the
+               same number a tile has one move, written with ``L``.
+Returns        1 / 0 / -1 by tiles in hand at the end (an empty hand wins); ``score`` is player 0's
+               pip margin (player 1's pips in hand minus player 0's).
+Information    Players see their own hand, the line, the counts of the other hand and of the
+               boneyard and the public history. ``state.view(player)`` is that player's view (a
+               ``State`` whose record is ``kernels.observe``'s); agents get only views, and
+               ``kernels.sample_world`` draws a deal uniformly from those consistent with a view.
+Presets        ``dominoes`` (text 001: the draw game) and ``dominoes-block`` (no drawing: a player
+               who cannot play passes; the boneyard stays out of play).
+Parameters     ``max_pips`` 1..9 (6): the double-``max_pips`` set, ``(m+1)(m+2)/2`` tiles;
+               ``hand_size`` 1..27 (7), at most half the set; ``drawing`` (True).
+=============  ===================================================================================
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from engines import contract
+from engines._jit import rng_from_seed
+from engines.dominoes import kernels
+from engines.game import Game, Param, State, VariantError
+
+contract.register(kernels)
+
+_MOVE = re.compile(
+    r"^\s*\[?\s*(\d)\s*[-:|/ ]?\s*(\d)\s*\]?\s*(l|r|left|right)?\s*$",
+    re.IGNORECASE,
+)
+_DRAW_WORDS = ("draw", "d")
+_PASS_WORDS = ("pass", "p")
+
+
+def tile_name(max_pips: int, tile: int) -> str:
+    """``6-4``: the tile's pips, high first."""
+    return f"{kernels.TILE_HIGH[max_pips, tile]}-{kernels.TILE_LOW[max_pips, tile]}"
+
+
+def tile_index(max_pips: int, a: int, b: int) -> int | None:
+    """The id of the tile with pips ``a`` and ``b`` in the double-``max_pips`` set, None if none."""
+    high, low = max(a, b), min(a, b)
+    if high > max_pips:
+        return None
+    for t in range(kernels.TILE_HIGH.shape[1]):
+        if kernels.TILE_HIGH[max_pips, t] == high and kernels.TILE_LOW[max_pips, t] == low:
+            return t
+    return None
+
+
+def tiles_of(mask: int) -> list[int]:
+    """The tile ids in a hand mask, smallest first."""
+    mask = int(mask)
+    return [t for t in range(64) if mask >> t & 1]
+
+
+class Dominoes(Game):
+    family = "dominoes"
+    summary = "draw dominoes with hidden hands: double-six, 7 tiles each, greatest tile leads"
+    kernels = kernels
+    perfect_information = False
+    random_start = True
+    PARAMS = (
+        Param("max_pips", 6, "the set: double-max_pips ((m+1)(m+2)/2 tiles)", low=1, high=kernels.MAX_PIPS),
+        Param("hand_size", 7, "tiles dealt to each player (at most half the set)", low=1, high=kernels.MAX_HAND),
+        Param("drawing", True, "a player who cannot play draws (the draw game); false: the block game"),
+    )
+    PRESETS = {
+        "dominoes": {},
+        "dominoes-block": {"drawing": False},
+    }
+
+    @property
+    def n_tiles(self) -> int:
+        m = self.params["max_pips"]
+        return (m + 1) * (m + 2) // 2
+
+    def _check_params(self):
+        if 2 * self.params["hand_size"] > self.n_tiles:
+            raise VariantError(
+                f"{self.name}: hand_size={self.params['hand_size']} is too large for the double-"
+                f"{self.params['max_pips']} set of {self.n_tiles} tiles; allowed: at most {self.n_tiles // 2}"
+            )
+
+    def _init_record(self, record, seed):
+        p = self.params
+        rng = rng_from_seed(0 if seed is None else seed)
+        kernels.init_state(record, p["max_pips"], p["hand_size"], int(p["drawing"]), rng)
+
+    # -- set-up positions ----------------------------------------------------------------------
+
+    def parse_tiles(self, text: str) -> list[int]:
+        """Tile ids from text such as ``"6-6 5-4 3-0"`` (ValueError saying which tile is wrong)."""
+        tiles = []
+        for word in text.replace(",", " ").split():
+            match = _MOVE.match(word)
+            if not match or match.group(3):
+                raise ValueError(f"{word!r} is not a tile: write tiles as 6-4, separated by spaces")
+            t = tile_index(self.params["max_pips"], int(match.group(1)), int(match.group(2)))
+            if t is None:
+                raise ValueError(f"{word} is not a tile of the double-{self.params['max_pips']} set")
+            if t in tiles:
+                raise ValueError(f"{word} is listed twice")
+            tiles.append(t)
+        return tiles
+
+    def deal(self, hand0: str, hand1: str, boneyard: str = "") -> State:
+        """A game from a chosen deal: both hands and the boneyard in draw order, as tile lists.
+
+        Tiles of the set that are not listed go to the end of the boneyard, smallest first.
+
+        Example:
+            >>> import engines
+            >>> game = engines.make("dominoes", max_pips=2, hand_size=2)
+            >>> state = game.deal("2-2 1-0", "2-1 0-0", boneyard="2-0")
+            >>> state.current_player, state.legal_move_names()   # 2-2 is the greatest: player 0
+            (0, ['1-0', '2-2'])
+        """
+        h = self.params["hand_size"]
+        hands = [self.parse_tiles(hand0), self.parse_tiles(hand1)]
+        bone = self.parse_tiles(boneyard)
+        for name, hand in zip(("hand0", "hand1"), hands):
+            if len(hand) != h:
+                raise ValueError(f"{name} must list hand_size={h} tiles, got {len(hand)}")
+        listed = hands[0] + hands[1] + bone
+        if len(set(listed)) != len(listed):
+            raise ValueError("a tile is dealt twice")
+        rest = [t for t in range(self.n_tiles) if t not in listed]
+        order = np.array(bone + rest, np.int8)
+        masks = [sum(1 << t for t in hand) for hand in hands]
+        buf = np.zeros(1, kernels.STATE_DTYPE)
+        kernels.set_deal(
+            buf[0], self.params["max_pips"], h, int(self.params["drawing"]),
+            np.uint64(masks[0]), np.uint64(masks[1]), order,
+        )
+        return State(self, buf, None, custom_start=True)
+
+    # -- notation ------------------------------------------------------------------------------
+
+    def format_move(self, state, move):
+        if move == kernels.MOVE_DRAW:
+            return "draw"
+        if move == kernels.MOVE_PASS:
+            return "pass"
+        name = tile_name(self.params["max_pips"], move >> 1)
+        if state.data["ends"][0] < 0 or self._single_move(state, move >> 1):
+            return name
+        return name + ("R" if move & 1 else "L")
+
+    def _single_move(self, state, tile):
+        """True when ``tile`` has at most one move here (lead, equal ends, or fits one end only)."""
+        left, right = (int(e) for e in state.data["ends"])
+        if left < 0 or left == right:
+            return True
+        m = self.params["max_pips"]
+        pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
+        return not (left in pips and right in pips)
+
+    def parse_move(self, state, text):
+        word = text.strip().lower()
+        if word in _DRAW_WORDS:
+            return kernels.MOVE_DRAW
+        if word in _PASS_WORDS:
+            return kernels.MOVE_PASS
+        match = _MOVE.match(word)
+        if not match:
+            raise ValueError(
+                f"{text.strip()!r} is not a move: write a tile and the end of the line "
+                f"(6-4L, 6-4R; 6-4 for the first tile), draw or pass"
+            )
+        m = self.params["max_pips"]
+        a, b = int(match.group(1)), int(match.group(2))
+        tile = tile_index(m, a, b)
+        if tile is None:
+            raise ValueError(f"{a}-{b} is not a tile of the double-{m} set (pips 0 to {m})")
+        left, right = (int(e) for e in state.data["ends"])
+        side = match.group(3)
+        pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
+        if left < 0 or left == right:  # the lead, or equal ends: one move, written with end 0
+            return 2 * tile
+        if side is None:
+            fits_left, fits_right = left in pips, right in pips
+            if fits_left and fits_right:
+                name = tile_name(m, tile)
+                raise ValueError(
+                    f"{name} fits both ends (left {left}, right {right}): write {name}L or {name}R"
+                )
+            return 2 * tile + int(fits_right)
+        return 2 * tile + int(side.startswith("r"))
+
+    def explain_illegal(self, state, move):
+        if state.is_terminal():
+            return "the game is over"
+        if not isinstance(move, (int, np.integer)) or not 0 <= move < kernels.MOVE_BOUND:
+            return (
+                f"move {move} is not a move: moves are 0-{kernels.MOVE_BOUND - 1} "
+                f"(2 * tile + end, {kernels.MOVE_DRAW} draw, {kernels.MOVE_PASS} pass)"
+            )
+        record = state.data
+        me = state.current_player
+        legal = ", ".join(state.legal_move_names())
+        can_play = state.legal_moves()[0] < kernels.MOVE_DRAW
+        left, right = (int(e) for e in record["ends"])
+        stock = int(record["boneyard_size"]) - int(record["drawn"])
+        if move == kernels.MOVE_DRAW:
+            if left < 0:
+                return f"the leader may not draw: play any tile of your hand ({legal})"
+            if can_play:
+                return f"you cannot draw when you can play ({legal})"
+            if not record["drawing"]:
+                return "there is no drawing in the block game: pass"
+            return "the boneyard is empty: pass"
+        if move == kernels.MOVE_PASS:
+            if can_play:
+                return f"you must play when you can ({legal})"
+            return f"you cannot pass while the boneyard has {stock} tile{'s' * (stock != 1)}: draw"
+        m = self.params["max_pips"]
+        tile, end = move >> 1, move & 1
+        if tile >= self.n_tiles:
+            return f"move {move} is not a tile of the double-{m} set"
+        name = tile_name(m, tile)
+        if state.viewer not in (None, me) or not int(record["hands"][me]) >> tile & 1:
+            return f"{name} is not in your hand ({legal})"
+        if left < 0:
+            return f"the first tile has one move, written {name}"
+        if left == right and end == 1:
+            return f"both ends show {left}, so {name} has one move: {name}L"
+        shown = right if end else left
+        pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
+        if shown not in pips:
+            return f"{name} does not match the {'right' if end else 'left'} end {shown} ({legal})"
+        return f"{name}{'R' if end else 'L'} is not legal here; legal moves: {legal}"
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def line(self, state) -> list[tuple[int, int]]:
+        """The line from left to right, each tile as (left pips, right pips)."""
+        m = self.params["max_pips"]
+        line: list[tuple[int, int]] = []
+        for move in state.data["history"][: int(state.data["ply"])]:
+            move = int(move)
+            if move >= kernels.MOVE_DRAW:
+                continue
+            tile, end = move >> 1, move & 1
+            high, low = int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile])
+            if not line:
+                line.append((high, low))
+            elif end == 0:
+                shown = line[0][0]
+                line.insert(0, (high + low - shown, shown))
+            else:
+                shown = line[-1][1]
+                line.append((shown, high + low - shown))
+        return line
+
+    def _tile_text(self, a, b, unicode):
+        if unicode and self.params["max_pips"] <= 6:
+            return chr(0x1F031 + 7 * a + b)  # DOMINO TILE HORIZONTAL-a-b
+        return f"[{a}|{b}]"
+
+    def render(self, state, *, color=False, unicode=False, as_player=None):
+        """The line, the hands and the boneyard as ``as_player`` (or the state's viewer) sees them;
+        the true state of a game shows both hands."""
+        if as_player is not None:
+            return self.render(state.view(as_player), color=color, unicode=unicode)
+        record = state.data
+        m = self.params["max_pips"]
+        viewer = int(record["viewer"])
+        line = self.line(state)
+        left, right = (int(e) for e in record["ends"])
+        lines = []
+        if line:
+            lines.append("line: " + "".join(self._tile_text(a, b, unicode) for a, b in line))
+            lines.append(f"      left end {left}, right end {right}")
+        else:
+            lines.append("line: (empty: the leader plays any tile)")
+        stock = int(record["boneyard_size"]) - int(record["drawn"])
+        for p in (0, 1):
+            name = self.player_names[p] + (" (you)" if p == viewer else "")
+            count = int(record["counts"][p])
+            hidden = viewer >= 0 and p != viewer and not record["terminal"]
+            if hidden:
+                lines.append(f"{name}: {count} tile{'s' * (count != 1)}")
+            else:
+                tiles = " ".join(tile_name(m, t) for t in reversed(tiles_of(record["hands"][p])))
+                lines.append(f"{name}: {tiles or '(no tiles)'}")
+        lines.append(f"boneyard: {stock} tile{'s' * (stock != 1)}" + ("" if record["drawing"] else " (block game: no drawing)"))
+        ply = int(record["ply"])
+        if ply:
+            last = int(record["history"][ply - 1])
+            mover = self.player_names[int(record["leader"]) ^ ((ply - 1) & 1)]
+            if last == kernels.MOVE_DRAW:
+                what = "drew a tile"
+            elif last == kernels.MOVE_PASS:
+                what = "passed"
+            else:
+                what = f"played {tile_name(m, last >> 1)}" + (("", " left", " right")[1 + (last & 1)] if ply > 1 else "")
+            lines.append(f"last move: {mover} {what}")
+        if state.is_terminal():
+            lines.append(self.result_text(state))
+        else:
+            lines.append(f"{self.player_names[state.current_player]} to move")
+        return "\n".join(lines)
+
+    def result_text(self, state):
+        outcome = state.outcome()
+        if outcome is None:
+            return "game in progress"
+        counts = [int(c) for c in state.data["counts"]]
+        if 0 in counts:
+            how = "played all their tiles"
+        else:
+            how = f"blocked, {counts[0]} tiles to {counts[1]}"
+        head = "draw" if outcome == 0 else f"{self.player_names[0 if outcome > 0 else 1]} wins"
+        return f"{head} ({how}; pip margin {state.score():+d} for {self.player_names[0]})"
