@@ -605,7 +605,53 @@ def _worlds(view, rng, world, sample):
             high_items |= _bit(p)
     free_base = h - n_items  # free slots before bin j = free_base + (j - 1) + (items in later bins)
 
-    # Forward pass, bins D..1: layer j holds (pending items mask, weight) after bin j.
+    # Items with the same (lo, slot 0 allowed, above the viewer's greatest) are interchangeable
+    # once they have arrived, so a DP state counts the pending items of each class, packed into
+    # one uint64 (class c in bits off[c]..off[c]+width-1: its size fits). Worlds differ only in
+    # which item of a class goes where; those are drawn uniformly at the end.
+    n_cls = 0
+    cls_lo = np.empty(n_items + 1, np.int64)
+    cls_zero = np.empty(n_items + 1, np.bool_)
+    cls_high = np.empty(n_items + 1, np.bool_)
+    cls_size = np.zeros(n_items + 1, np.int64)
+    cls_of = np.full(n_items + 1, -1, np.int64)
+    for p in range(n_items):
+        if item_hi[p] == 0:
+            continue
+        high = in_zero[p] and (high_items >> np.uint64(p)) & _U1 != _U0
+        c = 0
+        while c < n_cls and not (cls_lo[c] == item_lo[p] and cls_zero[c] == in_zero[p] and cls_high[c] == high):
+            c += 1
+        if c == n_cls:
+            cls_lo[c] = item_lo[p]
+            cls_zero[c] = in_zero[p]
+            cls_high[c] = high
+            n_cls += 1
+        cls_of[p] = c
+        cls_size[c] += 1
+    cls_off = np.empty(n_cls + 1, np.int64)
+    cls_one = np.empty(n_cls + 1, np.uint64)
+    cls_field = np.empty(n_cls + 1, np.uint64)
+    high_fields = _U0
+    off = 0
+    for c in range(n_cls):
+        width = 1
+        while (cls_size[c] >> width) > 0:
+            width += 1
+        cls_off[c] = off
+        cls_one[c] = _bit(off)
+        cls_field[c] = (_bit(width) - _U1) << np.uint64(off)
+        if cls_high[c]:
+            high_fields |= cls_field[c]
+        off += width
+    arrive = np.zeros(n_bins + 2, np.uint64)  # per bin: the counts vector of the items arriving
+    n_arrive = np.zeros(n_bins + 2, np.int64)
+    for p in range(n_items):
+        if item_hi[p] > 0:
+            arrive[item_hi[p]] += cls_one[cls_of[p]]
+            n_arrive[item_hi[p]] += 1
+
+    # Forward pass over the bins D..1 (layer j: the states after bin j, with path weights).
     cap = 64
     keys = np.empty(cap, np.uint64)
     weights = np.empty(cap, np.float64)
@@ -617,41 +663,54 @@ def _worlds(view, rng, world, sample):
     layer_at[n_bins + 1] = 0
     layer_end[n_bins + 1] = 1
     used = 1
-    seen_after = 0  # items available in bins after j
+    seen = 0  # items arrived at bins >= j
+    # Merging equal children goes through an open-addressing table of indices into `keys`; an
+    # entry belongs to the current layer when its stamp is the layer's bin.
+    table_bits = 6
+    table = np.empty(1 << table_bits, np.int64)
+    stamp = np.zeros(1 << table_bits, np.int64)
     for j in range(n_bins, 0, -1):
-        arriving = _U0
-        expiring = _U0
-        for p in range(n_items):
-            if item_hi[p] == j:
-                arriving |= _bit(p)
-            if item_lo[p] == j and not in_zero[p]:
-                expiring |= _bit(p)
-        placeable = _U0
-        for p in range(n_items):
-            if item_lo[p] <= j and item_hi[p] >= j:
-                placeable |= _bit(p)
-        seen = seen_after + popcount(arriving)
+        seen += n_arrive[j]
         layer_at[j] = used
+        expiring = _U0  # fields of the classes that must be placed by bin j
+        for c in range(n_cls):
+            if cls_lo[c] == j and not cls_zero[c]:
+                expiring |= cls_field[c]
+        bound = (layer_end[j + 1] - layer_at[j + 1]) * (n_cls + 1)
+        if 2 * bound > (1 << table_bits):
+            while 2 * bound > (1 << table_bits):
+                table_bits += 1
+            table = np.empty(1 << table_bits, np.int64)
+            stamp = np.zeros(1 << table_bits, np.int64)
+        table_mask = np.uint64((1 << table_bits) - 1)
         for i in range(layer_at[j + 1], layer_end[j + 1]):
-            pending = keys[i] | arriving
+            pending = keys[i] + arrive[j]
             w = weights[i]
-            in_later = seen - popcount(pending)
-            # Children: bin j free (an unknown tile), or one placeable pending item in it.
-            options = pending & placeable
-            for c in range(popcount(options) + 1):
-                if c == 0:
+            n_pending = 0
+            for c in range(n_cls):
+                n_pending += np.int64((pending & cls_field[c]) >> np.uint64(cls_off[c]))
+            # Children: bin j free (an unknown tile in it), or an item of a class placeable here.
+            for c in range(-1, n_cls):
+                if c < 0:
                     child = pending
-                    cw = w * (size[j] - (free_base + j - 1 + in_later))
+                    cw = w * (size[j] - (free_base + j - 1 + seen - n_pending))
                     if cw <= 0.0:
                         continue
                 else:
-                    child = pending & ~_bit(_pick(options, c - 1))
-                    cw = w
+                    if cls_lo[c] > j:
+                        continue
+                    k = np.int64((pending & cls_field[c]) >> np.uint64(cls_off[c]))
+                    if k == 0:
+                        continue
+                    child = pending - cls_one[c]
+                    cw = w * k
                 if child & expiring:
                     continue
-                at = _find(keys, layer_at[j], used, child)
-                if at >= 0:
-                    weights[at] += cw
+                slot = np.int64(_mix(child) & table_mask)
+                while stamp[slot] == j and keys[table[slot]] != child:
+                    slot = np.int64((slot + 1) & np.int64(table_mask))
+                if stamp[slot] == j:
+                    weights[table[slot]] += cw
                     continue
                 if used == cap:
                     cap *= 2
@@ -661,11 +720,12 @@ def _worlds(view, rng, world, sample):
                     grown_w = np.empty(cap, np.float64)
                     grown_w[:used] = weights[:used]
                     weights = grown_w
+                stamp[slot] = j
+                table[slot] = used
                 keys[used] = child
                 weights[used] = cw
                 used += 1
         layer_end[j] = used
-        seen_after = seen
 
     # Slot 0: the pending items join the fixed ones in the dealt hand; f0 unknown tiles fill it.
     zero_size = size[0]
@@ -673,10 +733,12 @@ def _worlds(view, rng, world, sample):
     total = 0.0
     for i in range(layer_at[1], layer_end[1]):
         pending = keys[i]
-        k0 = fixed_zero + popcount(pending)
+        k0 = fixed_zero
+        for c in range(n_cls):
+            k0 += np.int64((pending & cls_field[c]) >> np.uint64(cls_off[c]))
         f0 = h - k0
         g = _choose(zero_size, f0)
-        if not viewer_led and not fixed_high and not (pending & high_items):
+        if not viewer_led and not fixed_high and not (pending & high_fields):
             g -= _choose(zero_low, f0)
         weights[i] *= g
         total += weights[i]
@@ -689,79 +751,95 @@ def _worlds(view, rng, world, sample):
     if not sample:
         return count
 
-    # Backward sampling: the final layer, then bins 1..D.
+    # Backward sampling: the final layer, then bins 1..D, each bin's class (-1: an unknown tile).
     x = rng_uniform(rng) * total
     chosen = layer_end[1] - 1
     for i in range(layer_at[1], layer_end[1]):
         x -= weights[i]
-        if x < 0.0:
+        if x < 0.0 and weights[i] > 0.0:
             chosen = i
             break
+    while weights[chosen] <= 0.0:  # rounding fell past the end: the last possible state
+        chosen -= 1
     state = keys[chosen]
-    zero_items = state
-    bin_item = np.full(n_bins + 1, -1, np.int64)
+    zero_pending = state
+    bin_cls = np.full(n_bins + 1, -1, np.int64)
+    cand_w = np.empty(n_cls + 1, np.float64)
     for j in range(1, n_bins + 1):
-        arriving = _U0
-        placeable = _U0
-        for p in range(n_items):
-            if item_hi[p] == j:
-                arriving |= _bit(p)
-            if item_lo[p] <= j and item_hi[p] >= j:
-                placeable |= _bit(p)
-        # seen: items available at bin j and after = items with hi >= j.
+        # The state before bin j (after the arrivals) was `state` (bin j free) or state + one
+        # item of a placeable class; its weight is in layer j + 1 under key (before - arrivals).
         seen_j = 0
-        for p in range(n_items):
-            if item_hi[p] >= j:
-                seen_j += 1
-        # Candidates for the state before bin j: `state` itself (bin j free) or state + item p.
+        for jj in range(j, n_bins + 1):
+            seen_j += n_arrive[jj]
         tot = 0.0
-        lo_i = layer_at[j + 1]
-        hi_i = layer_end[j + 1]
-        cands = (placeable & ~state) if (arriving & ~placeable & ~state) == _U0 else _U0
-        n_c = popcount(cands)
-        cand_w = np.empty(n_c + 1, np.float64)
-        for c in range(n_c + 1):
-            cand_w[c] = 0.0
-            if c == 0:
+        for c in range(-1, n_cls):
+            wc = 0.0
+            if c < 0:
                 before = state
-                if (before & arriving) != arriving:
-                    continue
-                at = _find(keys, lo_i, hi_i, before & ~arriving)
-                if at >= 0:
-                    in_later = seen_j - popcount(before)
-                    cand_w[c] = weights[at] * (size[j] - (free_base + j - 1 + in_later))
+            elif cls_lo[c] <= j:
+                before = state + cls_one[c]
             else:
-                before = state | _bit(_pick(cands, c - 1))
-                if (before & arriving) != arriving:
-                    continue
-                at = _find(keys, lo_i, hi_i, before & ~arriving)
-                if at >= 0:
-                    cand_w[c] = weights[at]
-            if cand_w[c] < 0.0:
-                cand_w[c] = 0.0
-            tot += cand_w[c]
+                before = _ALL
+            if before != _ALL:
+                ok = True
+                n_before = 0
+                for e in range(n_cls):
+                    have = np.int64((before & cls_field[e]) >> np.uint64(cls_off[e]))
+                    came = np.int64((arrive[j] & cls_field[e]) >> np.uint64(cls_off[e]))
+                    n_before += have
+                    if have < came or have > cls_size[e]:
+                        ok = False
+                if ok:
+                    at = _find(keys, layer_at[j + 1], layer_end[j + 1], before - arrive[j])
+                    if at >= 0:
+                        if c < 0:
+                            wc = weights[at] * (size[j] - (free_base + j - 1 + seen_j - n_before))
+                        else:
+                            wc = weights[at] * np.float64((before & cls_field[c]) >> np.uint64(cls_off[c]))
+            cand_w[c + 1] = max(wc, 0.0)
+            tot += cand_w[c + 1]
         x = rng_uniform(rng) * tot
-        pick = n_c
-        for c in range(n_c + 1):
+        pick = n_cls
+        for c in range(n_cls + 1):
             x -= cand_w[c]
             if x < 0.0 and cand_w[c] > 0.0:
                 pick = c
                 break
-        while cand_w[pick] <= 0.0:  # rounding fell past the end: the last possible candidate
+        while cand_w[pick] <= 0.0:
             pick -= 1
+        bin_cls[j] = pick - 1
         if pick > 0:
-            p = _pick(cands, pick - 1)
-            bin_item[j] = p
-            state |= _bit(p)
-        state &= ~arriving
+            state += cls_one[pick - 1]
+        state -= arrive[j]
 
-    # Fill slot 0: the fixed and pending items, then f0 unknown tiles from allowed[0] (with one
+    # Which item of its class each placement gets: from the last bin down, uniformly among the
+    # class's items that have arrived (hi >= j) and are not placed yet; the rest go to slot 0.
+    bin_item = np.full(n_bins + 1, -1, np.int64)
+    placed = _U0
+    for j in range(n_bins, 0, -1):
+        c = bin_cls[j]
+        if c < 0:
+            continue
+        n_ok = 0
+        for p in range(n_items):
+            if cls_of[p] == c and item_hi[p] >= j and not (placed >> np.uint64(p)) & _U1:
+                n_ok += 1
+        r = rng_below(rng, n_ok)
+        for p in range(n_items):
+            if cls_of[p] == c and item_hi[p] >= j and not (placed >> np.uint64(p)) & _U1:
+                if r == 0:
+                    bin_item[j] = p
+                    placed |= _bit(p)
+                    break
+                r -= 1
+
+    # Fill slot 0: the fixed and remaining items, then f0 unknown tiles from allowed[0] (with one
     # above the viewer's greatest tile if the opponent led and no item is).
     dealt = _U0
-    need_high = not viewer_led and not fixed_high and not (zero_items & high_items)
     for p in range(n_items):
-        if item_hi[p] == 0 or (zero_items >> np.uint64(p)) & _U1:
+        if not (placed >> np.uint64(p)) & _U1:
             dealt |= _bit(item_tile[p])
+    need_high = not viewer_led and not fixed_high and not (zero_pending & high_fields)
     f0 = h - popcount(dealt)
     while True:
         pool = allowed[0]
@@ -807,4 +885,5 @@ def sample_world(view, rng, world):
 def count_worlds(view):
     """The number of deals consistent with ``view`` (a float; exact below 2**53)."""
     rng = np.zeros(1, np.uint64)
-    return _worlds(view, rng, view, False)
+    unused = np.empty(1, STATE_DTYPE)
+    return _worlds(view, rng, unused[0], False)
