@@ -3,7 +3,8 @@
 ``check_conformance(game)`` plays random games to the end through the Python face and checks, at
 every position: legal-move invariants (unique ids in range, at most ``MAX_MOVES``, none only at the
 end), notation round trips, illegal moves refused, copies independent, hashes stable, heuristic
-inside (-1, 1), an optional game invariant; at the end: outcome and returns, a record that replays
+inside (-1, 1), an optional game invariant, and for hidden-information games each player's view
+and worlds sampled from it (:func:`check_views`); at the end: outcome and returns, a record that replays
 to the same state; and that the same seed gives the same game.
 
 ``kernel_digest(name, params, seeds)`` plays seeded random games through the kernels alone and
@@ -59,6 +60,30 @@ def check_position(state, invariant=None):
             raise AssertionError(f"illegal move {bad} was accepted")
     if invariant is not None:
         invariant(state)
+    if not game.perfect_information:
+        check_views(state)
+
+
+def check_views(state, samples=2):
+    """Hidden information: each player's view hides nothing it should show (the mover's legal
+    moves, the render), and every world sampled from a view is a true state that shows the same
+    view: two different true states consistent with one view give byte-identical views."""
+    kernels = state.game.kernels
+    rng = rng_from_seed(state.hash() & 0xFFFF_FFFF)
+    for player in (0, 1):
+        view = state.view(player)
+        assert view.viewer == player and view.history == state.history
+        assert view.buffer.tobytes() == state.view(player).buffer.tobytes(), "observe is not deterministic"
+        assert isinstance(view.render(), str)
+        assert view.is_terminal() == state.is_terminal() and view.current_player == state.current_player
+        if player == state.current_player:
+            assert view.legal_moves() == state.legal_moves(), "the mover's view has other legal moves"
+        world = np.zeros(1, kernels.STATE_DTYPE)
+        again = np.zeros(1, kernels.STATE_DTYPE)
+        for _ in range(samples):
+            assert kernels.sample_world(view.data, rng, world[0]), "no world is consistent with a true view"
+            kernels.observe(world[0], player, again[0])
+            assert again.tobytes() == view.buffer.tobytes(), "a sampled world shows a different view"
 
 
 def play_random_game(game, seed, move_seed, invariant=None, check=True):
@@ -116,12 +141,26 @@ def kernel_digest(name: str, params: dict, seeds) -> str:
             digest.update(moves[:n].tobytes())
             digest.update(repr((int(contract.state_hash(record)), float(contract.heuristic(record)))).encode())
             contract.apply_move(record, moves[rng_below(rng, n)])
+            if not game.perfect_information:
+                digest.update(_view_digest(game, record, rng))
         digest.update(repr((float(contract.outcome(record)), int(contract.score(record)))).encode())
         digest.update(record.tobytes())
         start = game.new_initial_state(seed)
         contract.random_playout(start.data, rng_from_seed(seed + 1), moves)
         digest.update(start.data.tobytes())
     return digest.hexdigest()
+
+
+def _view_digest(game, record, rng) -> bytes:
+    """Both players' views of ``record`` and a world sampled from each (hidden information)."""
+    view = np.zeros(1, game.kernels.STATE_DTYPE)
+    world = np.zeros(1, game.kernels.STATE_DTYPE)
+    out = b""
+    for player in (0, 1):
+        contract.observe(record, player, view[0])
+        ok = contract.sample_world(view[0], rng, world[0])
+        out += view.tobytes() + world.tobytes() + bytes([bool(ok)])
+    return out
 
 
 def pure_python_digest(name: str, params: dict, seeds) -> str:

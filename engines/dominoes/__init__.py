@@ -326,6 +326,6 @@ class Dominoes(Game):
         if 0 in counts:
             how = "played all their tiles"
         else:
-            how = f"blocked, {counts[0]} tiles to {counts[1]}"
+            how = f"blocked, {counts[0]} tile{'s' * (counts[0] != 1)} to {counts[1]}"
         head = "draw" if outcome == 0 else f"{self.player_names[0 if outcome > 0 else 1]} wins"
         return f"{head} ({how}; pip margin {state.score():+d} for {self.player_names[0]})"
