@@ -6,7 +6,9 @@
 Prints, per game: random full-game playouts per second from the start position, and the same for
 OpenSpiel's C++ implementation of that game where it has one (``pip install open_spiel``, or
 ``pip install -e ".[bench]"``; its playouts run inside C++), with the ratio measured in the same
-run. Then the import + warm-up time of a fresh process that finds every kernel in numba's cache.
+run. For games with hidden information, the time to sample one hidden world consistent with a
+player's view (``sample_world``, once per ISMCTS iteration) over views from random games. Then the
+import + warm-up time of a fresh process that finds every kernel in numba's cache.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
 import engines  # noqa: E402
 from engines import contract  # noqa: E402
-from engines._jit import rng_from_seed  # noqa: E402
+from engines._jit import kernel, rng_below, rng_from_seed  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class Case:
 CASES = [
     Case("kalah (6,4)", "kalah", {}, "mancala"),
     Case("mancala (6,4)", "mancala"),
+    Case("dominoes (6,7)", "dominoes"),  # OpenSpiel's dominoes games play other rules
 ]
 
 
@@ -69,6 +74,51 @@ def our_playouts(case: Case, repeats: int, seconds: float) -> tuple[float, float
     plies = contract.random_playouts(state.data, 1000, rng) / 1000
     rate = median_rate(lambda n: contract.random_playouts(state.data, n, rng), repeats, seconds)
     return rate, plies
+
+
+@kernel
+def sample_worlds(view, rng, n):
+    """Samples ``n`` worlds consistent with ``view``; returns how many it found."""
+    world = contract.new_states(view, 1)
+    found = 0
+    for _ in range(n):
+        found += contract.sample_world(view, rng, world[0])
+    return found
+
+
+@kernel
+def random_views(root, rng, n, views):
+    """``n`` views of the mover at a uniformly random ply of random games from ``root``."""
+    moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
+    work = contract.new_states(root, 1)
+    path = np.empty(1000, contract.MOVE_DTYPE)
+    for i in range(n):
+        work[0] = root
+        plies = 0
+        while not contract.is_terminal(work[0]):
+            count = contract.legal_moves(work[0], moves)
+            path[plies] = moves[rng_below(rng, count)]
+            contract.apply_move(work[0], path[plies])
+            plies += 1
+        stop = rng_below(rng, plies)
+        work[0] = root
+        for k in range(stop):
+            contract.apply_move(work[0], path[k])
+        contract.observe(work[0], contract.current_player(work[0]), views[i])
+
+
+def sampler_micros(case: Case, repeats: int, seconds: float, n_views: int = 50) -> tuple[float, float]:
+    """Median and mean over random mid-game views of the microseconds per ``sample_world``."""
+    state = engines.make(case.game, **case.params).new_initial_state(seed=0)
+    rng = rng_from_seed(0)
+    views = np.zeros(n_views, state.data.dtype)
+    random_views(state.data, rng, n_views, views)
+    per_view = []
+    for i in range(n_views):
+        view = views[i]
+        rate = median_rate(lambda n: sample_worlds(view, rng, n), repeats, seconds / n_views)
+        per_view.append(1e6 / rate)
+    return statistics.median(per_view), statistics.fmean(per_view)
 
 
 def openspiel_playouts(name: str, repeats: int, seconds: float) -> float | None:
@@ -138,6 +188,13 @@ def main(argv=None) -> None:
         ref_text = f"{case.openspiel} {reference:,.0f}" if reference else "-"
         ratio = f"{rate / reference:.2f}x" if reference else "-"
         print(f"{case.label:<16} {rate:>12,.0f} {plies:>7.1f}   {ref_text:>20} {ratio:>7}")
+    hidden = [c for c in cases if not engines.make(c.game, **c.params).perfect_information]
+    if hidden:
+        print()
+        print(f"{'game':<16} {'sample_world, us per world over 50 random views':>50}")
+        for case in hidden:
+            median, mean = sampler_micros(case, args.repeats, args.seconds)
+            print(f"{case.label:<16} {f'median {median:.2f}, mean {mean:.2f}':>50}")
     print()
     first, warm = warm_start_seconds([c.game for c in cases])
     print(f"import + warm-up of a fresh process: first {first:.2f} s, warm (kernels from cache) {warm:.2f} s")
