@@ -462,13 +462,18 @@ def _worlds(view, rng, world, sample):
     Once the items are placed, the unknown held tiles fill the free slots from the most
     constrained on and their count is a product (``C(|allowed_0|, f0)`` times, for each free draw
     slot in order, ``|allowed_j|`` minus the tiles placed before it). The items are placed by an
-    exact dynamic programme over the draw slots from last to first whose state is the set of items
-    seen but not yet placed (the free slot factors depend only on how many items lie in later
-    slots), then sampled back from first to last (forward filtering, backward sampling); the
-    "opponent led" condition is the difference of two such products at slot 0. Everything is then
-    drawn with exact conditional probabilities (float64 weights), so the deal is uniform over the
-    consistent deals. At the end of the game the opponent's hand is shown: its tiles become items
-    that are "played" now.
+    exact dynamic programme over the draw slots from last to first (the free slot factors depend
+    only on how many items lie in later slots) whose state counts the items seen but not yet
+    placed, per class of interchangeable items; then the slots are sampled back from first to last
+    (forward filtering, backward sampling) and each class's items are dealt to its places
+    uniformly. The "opponent led" condition is the difference of two binomials at slot 0. Every
+    choice is drawn with its exact conditional probability (float64 weights), so the deal is
+    uniform over the consistent deals. At the end of the game the opponent's hand is shown: its
+    tiles become items "played" at the last ply.
+
+    Cost: linear in the history plus the DP, whose states are few in play (about 1 us a world in
+    double-six games); a long run of opponent draws with many played tiles of different windows
+    can make it tens of microseconds.
     """
     viewer = np.int64(view["viewer"])
     if viewer < 0:
