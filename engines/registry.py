@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from engines.game import Game, VariantError
+from engines.konane import Konane
 from engines.mancala import Mancala
 
 __all__ = ["make", "available_games", "game_class"]
 
-_FAMILIES: tuple[type[Game], ...] = (Mancala,)
+_FAMILIES: tuple[type[Game], ...] = (Mancala, Konane)
 
 _PRESETS: dict[str, type[Game]] = {
     preset: family for family in _FAMILIES for preset in family.PRESETS
