@@ -40,6 +40,10 @@ class Case:
 CASES = [
     Case("kalah (6,4)", "kalah", {}, "mancala"),
     Case("mancala (6,4)", "mancala"),
+    Case("konane (6x6)", "konane"),
+    Case("konane (8x8)", "konane", {"size": 8}),
+    Case("konane turning", "konane", {"turning_jumps": True}),
+    Case("konane-classic", "konane-classic"),
 ]
 
 

@@ -297,47 +297,66 @@ def _straight_moves(own, opp, empty, out):
     return n
 
 
+@kernel(inline="always")
+def _jumpers(own, opp, empty):
+    """A superset of the stones of ``own`` that can jump (east/west may let through a stone whose
+    jump would wrap around the board's edge; the caller checks each jump)."""
+    return own & (
+        ((opp >> _U1) & (empty >> _U2))
+        | ((opp << _U1) & (empty << _U2))
+        | ((opp >> _U8) & (empty >> _U16))
+        | ((opp << _U8) & (empty << _U16))
+    )
+
+
 @kernel
 def _turning_moves(own, opp, empty, out):
-    """Every path of every stone (depth-first, each prefix a move)."""
-    at = np.empty(MAX_JUMPS + 1, np.int64)  # the stone's square after each jump
-    came = np.empty(MAX_JUMPS + 1, np.int64)  # the direction of the jump that got there
-    tried = np.empty(MAX_JUMPS + 1, np.int64)  # directions tried from there so far
-    left = np.empty(MAX_JUMPS + 1, np.uint64)  # opponent stones not yet jumped
-    head = np.empty(MAX_JUMPS + 1, np.int64)  # the id so far, without the jump count
+    """Every path of every stone, depth-first (each prefix of a path is a move of its own).
+
+    The search keeps no arrays: the directions taken so far are packed 2 bits a jump in
+    ``taken``, enough to undo a jump on the way back (where the stone was, the stone it took).
+    """
     n = 0
-    stones = own
+    stones = _jumpers(own, opp, empty)
     while stones:
         start = lowest_bit_index(stones)
         stones &= stones - _U1
-        free = empty | (_U1 << np.uint64(start))  # the stone's own point is empty once it leaves
-        at[0] = start
-        tried[0] = 0
-        left[0] = opp
-        head[0] = start
-        top = 0
-        while top >= 0:
-            d = tried[top]
+        free = empty | (_U1 << np.uint64(start))  # its own point is empty once the stone leaves
+        at = start
+        left = opp  # opponent stones not jumped yet
+        head = start  # the id of the path so far, without the jump count
+        taken = 0
+        depth = 0  # jumps made
+        d = 0  # the next direction to try from ``at``
+        while True:
             if d == 4:
-                top -= 1
+                if depth == 0:
+                    break
+                depth -= 1
+                d = (taken >> (2 * depth)) & 3
+                at -= 2 * DELTA[d]
+                left |= _U1 << np.uint64(at + DELTA[d])
+                if depth == 0:
+                    head = start
+                else:
+                    head &= ~(3 << (TURN_SHIFT + 2 * (depth - 1)))
+                d += 1
                 continue
-            tried[top] = d + 1
-            here = _U1 << np.uint64(at[top])
-            if _jump(here, d, left[top], free) == _U0:
+            if _jump(_U1 << np.uint64(at), d, left, free) == _U0:
+                d += 1
                 continue
-            if top == 0:
-                tag = start | (d << 6)
+            if depth == 0:
+                head = start | (d << 6)
             else:
-                turn = (d - came[top]) & 3  # 1 left, 3 right (2, straight back, never jumps)
-                tag = head[top] | ((turn ^ (turn >> 1)) << (TURN_SHIFT + 2 * (top - 1)))
-            out[n] = tag | (top << 8)
+                turn = (d - ((taken >> (2 * (depth - 1))) & 3)) & 3  # 1 left, 3 right
+                head |= (turn ^ (turn >> 1)) << (TURN_SHIFT + 2 * (depth - 1))
+            out[n] = head | (depth << 8)
             n += 1
-            top += 1
-            at[top] = at[top - 1] + 2 * DELTA[d]
-            came[top] = d
-            tried[top] = 0
-            left[top] = left[top - 1] & ~(_U1 << np.uint64(at[top - 1] + DELTA[d]))
-            head[top] = tag
+            taken = (taken & ~(3 << (2 * depth))) | (d << (2 * depth))
+            left &= ~(_U1 << np.uint64(at + DELTA[d]))
+            at += 2 * DELTA[d]
+            depth += 1
+            d = 0
     return n
 
 
