@@ -42,7 +42,6 @@ from engines.konane import kernels
 contract.register(kernels)
 
 _FILES = "abcdefgh"
-_DIRECTION_NAMES = ("east", "north", "west", "south")
 _BLACK_SIGNS = frozenset("bBx●⚫")
 _WHITE_SIGNS = frozenset("wWo○⚪")
 _EMPTY_SIGNS = frozenset(".-_·+")
@@ -286,9 +285,7 @@ class Konane(Game):
         paths first. ``state.legal_move_names()`` gives the same moves in the engine's order."""
 
         def key(move):
-            if not is_jump_id(move):
-                return (move, [])
-            path = move_path(move)
+            path = move_path(move) if is_jump_id(move) else [move]  # removals by point, or a pass
             return (path[0], len(path), path)
 
         return [self.format_move(state, m) for m in sorted(state.legal_moves(), key=key)]
@@ -302,7 +299,8 @@ class Konane(Game):
         data = state.data
         me = int(data["to_move"])
         size = self.params["size"]
-        legal = ", ".join(self.legal_move_list(state)) or "none"
+        moves = self.legal_move_list(state)
+        legal = ", ".join(moves[:12]) + (f", ... ({len(moves)} in all)" if len(moves) > 12 else "")
         phase = int(data["phase"])
         if phase != kernels.PHASE_PLAY:
             if not kernels.REMOVE_BASE <= move < kernels.PASS:
@@ -342,6 +340,8 @@ class Konane(Game):
         size = self.params["size"]
         start = path[0]
         mine = self.player_names[me].lower()
+        if not self._on_board(start):
+            return f"{square_name(start)} is not a point of the {size}x{size} board; legal: {legal}"
         if not own >> start & 1:
             if not opp >> start & 1:
                 return f"{square_name(start)} holds no stone: move one of your ({mine}) stones; legal: {legal}"
@@ -357,9 +357,10 @@ class Konane(Game):
         previous = None
         for a, b in zip(path, path[1:]):
             d = (b - a) // 2
-            where = f"{square_name(a)}-{square_name(b)}" if self._on_board(b) else f"from {square_name(a)}"
             if not self._on_board(b) or abs((b & 7) - (a & 7)) > 2:
-                return f"the jump {where} leaves the {size}x{size} board; legal: {legal}"
+                heading = {1: "east", 8: "north", -1: "west", -8: "south"}[d]
+                return f"the jump {heading} from {square_name(a)} leaves the {size}x{size} board; legal: {legal}"
+            where = f"{square_name(a)}-{square_name(b)}"
             if previous is not None and d != previous:
                 if d == -previous:
                     return f"{where} jumps straight back over the point just emptied: a jump needs a stone to jump; legal: {legal}"
@@ -369,8 +370,6 @@ class Konane(Game):
                         f"(turning_jumps=False); legal: {legal}"
                     )
             mid = (a + b) // 2
-            if own >> mid & 1:
-                return f"{where} jumps your own stone on {square_name(mid)}: a stone jumps only over an opponent stone; legal: {legal}"
             if not opp >> mid & 1:
                 return f"{where} has no stone on {square_name(mid)} to jump over; legal: {legal}"
             if (own | opp) >> b & 1:

@@ -68,7 +68,7 @@ MOVE_BOUND = 1 << (TURN_SHIFT + 2 * (MAX_JUMPS - 1))
 # over every set of own stones in a lattice, the most trails is 27,384, from one stone alone on
 # an inner point with every other point empty, so at most 2 * 27,384 moves, and a position with
 # one black stone in each lattice and 30 white stones reaches it. The default rule has at most
-# 4 * 32 (a straight move is fixed by its direction and the first opponent stone it jumps), the
+# 4 * 32 (a straight move is fixed by its direction and the last opponent stone it jumps), the
 # classic opening 8 removals.
 MAX_MOVES = 2 * 27_384
 
