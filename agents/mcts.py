@@ -196,11 +196,11 @@ class MCTSAgent(Agent):
     name = "mcts"
     summary = "UCT with random rollouts, move by visit count"
     PARAMS = (
-        replace(ITERATIONS, doc="simulations per move (1,000 when neither iterations nor time is given)"),
+        replace(ITERATIONS, doc="simulations per move (10,000 when neither iterations nor time is given)"),
         TIME,
         Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0),
     )
-    DEFAULT_LIMIT = Limit(iterations=1000)
+    DEFAULT_LIMIT = Limit(iterations=10_000)
     #: Nodes allocated at first for a search limited by time only; doubled whenever it fills.
     INITIAL_CAPACITY = 1 << 16
 
