@@ -1,4 +1,4 @@
-"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``.
+"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``, ``play``.
 
 Every error a user can cause (an unknown game or agent, a bad parameter, a folder holding another
 run) ends the command with one line saying what was wrong and what is allowed, and status 2.
@@ -18,6 +18,7 @@ EXAMPLES = """examples:
   arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
   arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
   arena list
+  arena play --game mancala --opponent mcts:iterations=20000
 """
 
 
@@ -74,9 +75,18 @@ def _build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("list", help="games, presets and agents with their parameters", description="List the games and agents with their parameters and defaults.")
 
-    replay = commands.add_parser("replay", help="print a stored game move by move", description="Print a stored game move by move with the board.")
-    replay.add_argument("dir", metavar="DIR", help="run folder")
-    replay.add_argument("game_id", type=int, metavar="GAME_ID", help="game number (0 is the first)")
+    replay = commands.add_parser(
+        "replay",
+        help="print a stored game move by move",
+        description="Print a stored game move by move with the board: game GAME_ID of a run folder, "
+        "or a game record file saved by arena play.",
+    )
+    replay.add_argument("path", metavar="DIR|FILE", help="run folder, or a .json game record")
+    replay.add_argument("game_id", type=int, nargs="?", metavar="GAME_ID", help="game number in a run folder (0 is the first)")
+
+    from arena.play import add_play_parser
+
+    add_play_parser(commands)
     return parser
 
 
@@ -177,21 +187,37 @@ def _show(value) -> str:
 
 
 def _cmd_replay(args) -> int:
+    import engines
     from arena.tournament import load_run
 
-    run = load_run(args.dir)
-    record = run.game_record(args.game_id)
-    stored = next(g for g in run.games if g.id == args.game_id)
-    game = run.settings.make_game()
-    print(f"Game {args.game_id}: {stored.player0} (seat 0) vs {stored.player1} (seat 1), {run.settings.game}, start seed {stored.game_seed}")
+    if os.path.isfile(args.path):
+        try:
+            with open(args.path, encoding="utf-8") as handle:
+                record = engines.GameRecord.from_json(handle.read())
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{args.path} is not a game record ({error})") from None
+        players = record.metadata.get("players", ["player 0", "player 1"])
+        heading = f"{args.path}: {players[0]} (seat 0) vs {players[1]} (seat 1), {record.game}, seed {record.seed}"
+        finished = record.metadata.get("finished", True)
+        end_reason = "rules" if finished else "stopped before the end"
+    else:
+        if args.game_id is None:
+            raise ValueError("give the game number after the run folder, e.g. arena replay DIR 0")
+        run = load_run(args.path)
+        record = run.game_record(args.game_id)
+        stored = next(g for g in run.games if g.id == args.game_id)
+        players = [stored.player0, stored.player1]
+        heading = f"Game {args.game_id}: {players[0]} (seat 0) vs {players[1]} (seat 1), {run.settings.game}, start seed {stored.game_seed}"
+        end_reason = stored.end_reason
+    game = engines.make(record.game, **record.params)
+    print(heading)
     for ply, (state, move) in enumerate(record.positions()):
         print()
         print(game.render(state))
         if move is not None:
-            mover = (stored.player0, stored.player1)[state.current_player]
-            print(f"Move {ply + 1}: {game.player_names[state.current_player]} ({mover}) plays {move}")
+            print(f"Move {ply + 1}: {game.player_names[state.current_player]} ({players[state.current_player]}) plays {move}")
     print()
-    print(f"Result: {game.result_text(state)}" if stored.end_reason == "rules" else f"Result: {stored.end_reason}")
+    print(f"Result: {game.result_text(state)}" if end_reason == "rules" else f"Result: {end_reason}")
     return 0
 
 
@@ -199,7 +225,9 @@ def main(argv=None) -> int:
     """Entry point of the ``arena`` console command."""
     parser = _build_parser()
     args = parser.parse_args(argv)
-    handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay}
+    from arena.play import cmd_play
+
+    handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "play": cmd_play}
     try:
         return handlers[args.command](args)
     except ValueError as error:

@@ -140,6 +140,8 @@ class Game:
     player_names: ClassVar[tuple[str, str]] = ("player 0", "player 1")
     #: One line shown by ``arena list``.
     summary: ClassVar[str] = ""
+    #: The rules in a few lines and how to write a move, for a person at the terminal.
+    HELP: ClassVar[str] = ""
 
     def __init__(self, preset: str, **params: Any):
         if preset not in self.PRESETS:
@@ -215,6 +217,10 @@ class Game:
     def render(self, state: "State", *, color: bool = False, unicode: bool = False) -> str:
         """A drawing of the position for a terminal, coordinates included."""
         raise NotImplementedError
+
+    def help_text(self) -> str:
+        """The rules in a few lines and how to write a move (``HELP``, for this variant)."""
+        return self.HELP
 
     def explain_illegal(self, state: "State", move: int) -> str:
         """Why ``move`` is not legal in ``state`` (one line)."""
