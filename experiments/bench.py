@@ -40,6 +40,9 @@ class Case:
 CASES = [
     Case("kalah (6,4)", "kalah", {}, "mancala"),
     Case("mancala (6,4)", "mancala"),
+    Case("morabaraba", "morabaraba"),
+    Case("morabaraba-9", "morabaraba-9"),
+    Case("nine men's morris", "nine-mens-morris", {}, "nine_mens_morris"),
 ]
 
 
