@@ -188,7 +188,7 @@ class Morabaraba(Game):
         sides = []
         for colour, points in (("white", white), ("black", black)):
             names = points.replace(",", " ").split() if isinstance(points, str) else list(points)
-            pts = [self._point(str(n), f"{colour} cow") for n in names]
+            pts = [self._point(str(n), f" ({colour})") for n in names]
             if len(set(pts)) != len(pts):
                 raise ValueError(f"{colour} lists a point twice: {names}")
             sides.append(pts)
@@ -218,10 +218,10 @@ class Morabaraba(Game):
         kernels.settle(record)
         return State(self, buf, None, custom_start=True)
 
-    def _point(self, text: str, what: str = "point") -> int:
+    def _point(self, text: str, where: str = "") -> int:
         name = text.strip().lower()
         if name not in POINT_OF:
-            raise ValueError(f"{text!r} is not a point of the board ({what}); points: {_names(range(24))}")
+            raise ValueError(f"{text.strip()} is not a point of the board{where}; points: {_names(range(24))}")
         return POINT_OF[name]
 
     def _mill(self, text: str) -> int:
@@ -242,9 +242,8 @@ class Morabaraba(Game):
         word = re.sub(r"\s+", "", str(text).lower())
         match = _MOVE_RE.match(word)
         if match is None:
-            bad = next((sq for sq in _ANY_SQUARE.findall(word) if sq not in POINT_OF), None)
-            if bad is not None:
-                raise ValueError(f"{bad} is not a point of the board; points: {_names(range(24))}")
+            for square in _ANY_SQUARE.findall(word):
+                self._point(square)
             raise ValueError(
                 f"{str(text).strip()!r} is not a move: write d6 to place a cow, a7-d7 to slide or "
                 "fly one, and add the cow to shoot after an x when the move forms a mill (a7-d7xg7)"
