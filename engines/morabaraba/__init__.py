@@ -178,11 +178,15 @@ class Morabaraba(Game):
         Example:
             >>> import engines
             >>> game = engines.make("morabaraba")
-            >>> state = game.position(white="a7 d7 b6", black="a1 d1 g1 c3", to_move=0)
-            >>> state.apply("b6-g7xc3")     # the slide closes a7-d7-g7; a1-d1-g1 is a mill
-            24
-            >>> state.legal_move_names()[:3]
-            ['a1-a4', 'a1-b2', 'd1-d2']
+            >>> state = game.position(white="a4 b4 c3 g7", black="a7 b6 c5 a1")
+            >>> state.parse_move("c3-c4")
+            Traceback (most recent call last):
+            ...
+            engines.game.IllegalMoveError: this move forms a mill (a4-b4-c4): name the cow to shoot, e.g. c3-c4xa1
+            >>> state.apply("c3-c4xa1")   # a7, b6 and c5 stand in a mill: a1 is the only target
+            15733
+            >>> game.stage(state, 1)        # Black is down to three cows
+            'flying'
         """
         cows = self.params["cows"]
         sides = []
