@@ -124,6 +124,15 @@ def mills_formed(d, rest, to):
 
 
 @kernel(inline="always")
+def forms_mill(d, rest, to):
+    """Whether a cow arriving on ``to`` forms a mill (``rest``: the mover's other cows)."""
+    p0 = MILL_PARTNERS[d, to, 0]
+    p1 = MILL_PARTNERS[d, to, 1]
+    p2 = MILL_PARTNERS[d, to, 2]
+    return (rest & p0 == p0) | (rest & p1 == p1) | (rest & p2 == p2)
+
+
+@kernel(inline="always")
 def mills_through(d, cows, p):
     """Bitmask of the complete mills of ``cows`` through point ``p``."""
     full = _U0
@@ -205,7 +214,7 @@ def legal_moves(s, out):
         while dests != _U0:
             to = lowest_bit_index(dests)
             dests &= dests - _U1
-            if mills_formed(d, rest, to) & ~blocked != _U0:
+            if forms_mill(d, rest, to) and (blocked == _U0 or mills_formed(d, rest, to) & ~blocked != _U0):
                 if not have_targets:
                     targets = shootable(d, opp)
                     have_targets = True
