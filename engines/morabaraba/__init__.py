@@ -208,6 +208,10 @@ class Morabaraba(Game):
                 raise ValueError(f"{self.player_names[p]} has {total} cows: with two the game is already lost")
         if to_move not in (0, 1):
             raise ValueError(f"to_move must be 0 (White) or 1 (Black), not {to_move!r}")
+        counters = {"no_shot_plies": no_shot_plies, "three_cow_plies": three_cow_plies, "plies": plies}
+        for key, value in counters.items():
+            if not isinstance(value, (int, np.integer)) or not 0 <= value <= 10000:
+                raise ValueError(f"{key} must be an integer from 0 to 10000, not {value!r}")
         buf = np.zeros(1, kernels.STATE_DTYPE)
         record = buf[0]
         self._init_record(record, None)

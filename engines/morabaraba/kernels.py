@@ -280,6 +280,7 @@ def apply_move(s, move):
     if frm == PLACE:
         s["in_hand"][me] -= 1
         s["no_shot"] = 0
+        s["blocked"][me] = 0  # a placement breaks no mill (only set-up positions mix the two)
     else:
         if s["no_remill"] != 0:
             d = np.int64(s["diagonals"])

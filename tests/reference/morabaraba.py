@@ -117,6 +117,7 @@ class MorabarabaReference:
         if frm is None:
             self.hand[me] -= 1
             self.no_shot = 0
+            self.blocked[me] = set()
         else:
             if self.no_immediate_remill:
                 broken = {i for i, m in enumerate(self.mills) if frm in m and all(self.board[q] == me for q in m)}
