@@ -69,6 +69,11 @@ def _names(points: Iterable[int]) -> str:
     return " ".join(POINT_NAMES[p] for p in points)
 
 
+def _mill_names(mills: int) -> str:
+    """The mills of a bitmask (bit m: mill m of ``board.LINES``), e.g. ``a4-b4-c4, c5-c4-c3``."""
+    return ", ".join(mill_name(m) for m in range(board.N_MILLS) if mills >> m & 1)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -310,7 +315,7 @@ class Morabaraba(Game):
             why = (
                 "flying is off in this variant"
                 if not s["flying"]
-                else f"you fly only with three cows; {who} has {bin(own).count('1')}"
+                else f"you fly only with three cows; {who} has {own.bit_count()}"
             )
             return f"{name[frm]} and {name[to]} are not adjacent ({why})"
         rest = own & ~(1 << frm) if frm != kernels.PLACE else own
@@ -318,7 +323,7 @@ class Morabaraba(Game):
         counting = formed & ~int(s["blocked"][me])
         if counting and opp:
             targets = int(kernels.shootable(d, np.uint64(opp)))
-            mills = ", ".join(mill_name(m) for m in range(board.N_MILLS) if counting >> m & 1)
+            mills = _mill_names(counting)
             written = self.format_move(state, encode(frm, to))
             if shot == kernels.NO_SHOT:
                 example = f"{written}x{name[_points(targets)[0]]}"
@@ -335,9 +340,8 @@ class Morabaraba(Game):
             if counting:
                 return f"{other} has no cow on the board to shoot"
             if formed:
-                mills = ", ".join(mill_name(m) for m in range(board.N_MILLS) if formed >> m & 1)
                 return (
-                    f"this move re-forms {mills}, which {who} broke with its previous move to form "
+                    f"this move re-forms {_mill_names(formed)}, which {who} broke with its previous move to form "
                     "a mill: under no_immediate_remill it does not count, so it shoots nothing"
                 )
             return "this move forms no mill, so it shoots nothing"
@@ -377,7 +381,7 @@ class Morabaraba(Game):
             mark = pieces[p]
             lines.append(
                 f"{mark} {self.player_names[p]}: {int(s['in_hand'][p])} in hand, "
-                f"{bin(cows[p]).count('1')} on the board, {self.stage(state, p)}"
+                f"{cows[p].bit_count()} on the board, {self.stage(state, p)}"
             )
         notes = []
         if state.history:
@@ -389,9 +393,8 @@ class Morabaraba(Game):
             notes.append(f"three-cow count {int(s['three_cow'])}/{int(s['three_cow_limit'])}")
         lines.append(", ".join(notes))
         for p in (0, 1):
-            mills = int(s["blocked"][p])
-            if mills:
-                names = ", ".join(mill_name(m) for m in range(board.N_MILLS) if mills >> m & 1)
+            if s["blocked"][p]:
+                names = _mill_names(int(s["blocked"][p]))
                 lines.append(f"{self.player_names[p]}'s next move may not count the mill {names}")
         if state.is_terminal():
             lines.append(self.result_text(state))

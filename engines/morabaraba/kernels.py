@@ -91,7 +91,6 @@ STATE_DTYPE = state_dtype(
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _BB_ALL = np.uint64(BB_ALL)
-_U10 = np.uint64(10)
 _U20 = np.uint64(20)
 _U24 = np.uint64(24)
 _U40 = np.uint64(40)
