@@ -249,6 +249,44 @@ def test_engine_matches_reference_on_random_setups(name):
     assert checked > 1000
 
 
+def openspiel_moves(state):
+    """OpenSpiel's nine_mens_morris legal actions as our (frm, to, shot) triples: a capture is a
+    second action of the same player, folded into the move that formed the mill."""
+    moves = []
+    for action in state.legal_actions():
+        frm, to = (None, action) if action < 24 else divmod(action - 24, 24)
+        child = state.clone()
+        child.apply_action(action)
+        if not child.is_terminal() and child.current_player() == state.current_player():
+            moves += [(frm, to, shot) for shot in child.legal_actions()]
+        else:
+            moves.append((frm, to, None))
+    return moves
+
+
+def test_nine_mens_morris_plays_openspiels_rules():
+    # Same point numbering as RULES.md; the bench compares speeds with this game.
+    pyspiel = pytest.importorskip("pyspiel")
+    reference = pyspiel.load_game("nine_mens_morris")
+    game = engines.make("nine-mens-morris")
+    rng = np.random.default_rng(2)
+    positions = 0
+    for _ in range(30):
+        ours, theirs = game.new_initial_state(), reference.new_initial_state()
+        while not ours.is_terminal():
+            positions += 1
+            moves = ours.legal_moves()
+            assert sorted(as_reference(m) for m in moves) == sorted(openspiel_moves(theirs), key=_order)
+            move = int(rng.choice(moves))
+            frm, to, shot = as_reference(move)
+            theirs.apply_action(to if frm is None else 24 + frm * 24 + to)
+            if shot is not None:
+                theirs.apply_action(shot)
+            ours.apply(move)
+        assert theirs.is_terminal() and theirs.returns()[0] == ours.outcome()
+    assert positions > 1000
+
+
 # -- scripted positions from the rule texts ----------------------------------------------------
 
 
