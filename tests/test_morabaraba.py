@@ -167,6 +167,45 @@ def reference_for(game):
     return MorabarabaReference(**game.params)
 
 
+def setup_of(state):
+    """The ``position()`` arguments that rebuild ``state``."""
+    s = state.data
+    names = lambda bits: [board.POINT_NAMES[p] for p in range(24) if int(bits) >> p & 1]  # noqa: E731
+    return dict(
+        white=names(s["cows"][0]),
+        black=names(s["cows"][1]),
+        in_hand=[int(n) for n in s["in_hand"]],
+        to_move=int(s["to_move"]),
+        blocked=[[board.mill_name(m) for m in range(board.N_MILLS) if int(b) >> m & 1] for b in s["blocked"]],
+        no_shot_plies=int(s["no_shot"]),
+        three_cow_plies=int(s["three_cow"]),
+        plies=int(s["plies"]),
+    )
+
+
+def state_and_reference(game, setup):
+    if setup is None:
+        return game.new_initial_state(), reference_for(game)
+    state = game.position(**setup)
+    ref = reference_for(game)
+    blocked = [{board.LINES.index(_line(m)) for m in names} for names in setup["blocked"]]
+    ref.set_up(
+        [board.POINT_OF[n] for n in setup["white"]],
+        [board.POINT_OF[n] for n in setup["black"]],
+        setup["in_hand"],
+        setup["to_move"],
+        blocked,
+        setup["no_shot_plies"],
+        setup["three_cow_plies"],
+        setup["plies"],
+    )
+    return state, ref
+
+
+def _line(mill):
+    return tuple(board.POINT_OF[n] for n in mill.split("-"))
+
+
 @pytest.mark.parametrize("name", PRESETS)
 def test_engine_matches_reference_on_random_games(name):
     rng = np.random.default_rng(11)
@@ -201,35 +240,17 @@ def random_setup(game, rng):
     if game.params["no_immediate_remill"]:
         blocked = [[board.mill_name(m) for m in range(n_mills) if rng.random() < 0.15] for _ in (0, 1)]
     limits = [game.params["no_shot_draw_plies"] or 5, game.params["three_cow_draw_plies"] or 5]
-    counters = dict(
+    setup = dict(
+        white=[board.POINT_NAMES[p] for p in white],
+        black=[board.POINT_NAMES[p] for p in black],
+        in_hand=hands,
+        to_move=int(rng.integers(0, 2)),
+        blocked=blocked,
         no_shot_plies=int(rng.integers(0, limits[0])),
         three_cow_plies=int(rng.integers(0, limits[1])),
         plies=int(rng.integers(0, 150)),
     )
-    setup = dict(
-        white=[board.POINT_NAMES[p] for p in white],
-        black=[board.POINT_NAMES[p] for p in black],
-        in_hand=tuple(hands),
-        to_move=int(rng.integers(0, 2)),
-        blocked=blocked,
-        **counters,
-    )
-    ref = reference_for(game)
-    ref.set_up(
-        white.tolist(),
-        black.tolist(),
-        hands,
-        setup["to_move"],
-        [{board.LINES.index(_line(n)) for n in names} for names in blocked],
-        counters["no_shot_plies"],
-        counters["three_cow_plies"],
-        counters["plies"],
-    )
-    return game.position(**setup), ref
-
-
-def _line(mill):
-    return tuple(board.POINT_OF[n] for n in mill.split("-"))
+    return state_and_reference(game, setup)
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -611,41 +632,6 @@ def reference_perft(ref, depth):
         child.apply(move)
         total += reference_perft(child, depth - 1)
     return total
-
-
-def setup_of(state):
-    """The ``position()`` arguments that rebuild ``state``."""
-    s = state.data
-    names = lambda bits: [board.POINT_NAMES[p] for p in range(24) if int(bits) >> p & 1]  # noqa: E731
-    return dict(
-        white=names(s["cows"][0]),
-        black=names(s["cows"][1]),
-        in_hand=[int(n) for n in s["in_hand"]],
-        to_move=int(s["to_move"]),
-        blocked=[[board.mill_name(m) for m in range(board.N_MILLS) if int(b) >> m & 1] for b in s["blocked"]],
-        no_shot_plies=int(s["no_shot"]),
-        three_cow_plies=int(s["three_cow"]),
-        plies=int(s["plies"]),
-    )
-
-
-def state_and_reference(game, setup):
-    if setup is None:
-        return game.new_initial_state(), reference_for(game)
-    state = game.position(**setup)
-    ref = reference_for(game)
-    blocked = [{board.LINES.index(_line(m)) for m in names} for names in setup["blocked"]]
-    ref.set_up(
-        [board.POINT_OF[n] for n in setup["white"]],
-        [board.POINT_OF[n] for n in setup["black"]],
-        setup["in_hand"],
-        setup["to_move"],
-        blocked,
-        setup["no_shot_plies"],
-        setup["three_cow_plies"],
-        setup["plies"],
-    )
-    return state, ref
 
 
 PERFT = json.loads(PERFT_FILE.read_text())["positions"] if PERFT_FILE.exists() else []
