@@ -10,10 +10,11 @@ from typing import Any
 
 from engines.game import Game, VariantError
 from engines.mancala import Mancala
+from engines.morabaraba import Morabaraba
 
 __all__ = ["make", "available_games", "game_class"]
 
-_FAMILIES: tuple[type[Game], ...] = (Mancala,)
+_FAMILIES: tuple[type[Game], ...] = (Mancala, Morabaraba)
 
 _PRESETS: dict[str, type[Game]] = {
     preset: family for family in _FAMILIES for preset in family.PRESETS
