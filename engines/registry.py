@@ -11,10 +11,11 @@ from typing import Any
 from engines.game import Game, VariantError
 from engines.konane import Konane
 from engines.mancala import Mancala
+from engines.morabaraba import Morabaraba
 
 __all__ = ["make", "available_games", "game_class"]
 
-_FAMILIES: tuple[type[Game], ...] = (Mancala, Konane)
+_FAMILIES: tuple[type[Game], ...] = (Mancala, Morabaraba, Konane)
 
 _PRESETS: dict[str, type[Game]] = {
     preset: family for family in _FAMILIES for preset in family.PRESETS
