@@ -215,7 +215,7 @@ PERFT_ENTRIES = read_perft() if PERFT_FILE.exists() else []
 
 
 def test_perft_file_covers_every_size_and_rule():
-    covered = {(e["game"], int(e["params"].get("size", 6)), e["params"].get("turning_jumps", "false")) for e in PERFT_ENTRIES}
+    covered = {(e["game"], int(e["params"]["size"]), e["params"]["turning_jumps"]) for e in PERFT_ENTRIES}
     for name, size, turning in itertools.product(("konane", "konane-classic"), SIZES, ("false", "true")):
         assert (name, size, turning) in covered
 
@@ -250,11 +250,9 @@ def write_perft_file(max_leaves=4000):
         lines.append("params " + " ".join(f"{k}={v}" for k, v in params.items()))
         entry = {"game": name, "params": params, "board": None}
         if name == "konane":
-            black, white = (int(b) for b in game.new_initial_state(seed=size).data["stones"])
-            entry["board"] = "/".join(
-                "".join("B" if black >> (8 * r + c) & 1 else "W" if white >> (8 * r + c) & 1 else "." for c in range(size))
-                for r in reversed(range(size))
-            )
+            stones = [int(b) for b in game.new_initial_state(seed=size).data["stones"]]
+            sign = ["B" if stones[0] >> sq & 1 else "W" if stones[1] >> sq & 1 else "." for sq in range(64)]
+            entry["board"] = "/".join("".join(sign[8 * r : 8 * r + size]) for r in reversed(range(size)))
             lines.append(f"board {entry['board']}")
         _, ref = perft_start(entry)
         depth, count = 0, 1
@@ -686,6 +684,12 @@ def test_render_shows_coordinates_score_and_turn():
         "captured: Black 3, White 2; Black to move",
     ]
     assert "●" in state.render(unicode=True) and "\x1b[" in state.render(color=True)
+
+
+def test_help_text_follows_the_variant():
+    assert "passes" in engines.make("konane").help_text()
+    classic = engines.make("konane-classic", turning_jumps=True).help_text()
+    assert "no passing" in classic and "corner or the centre" in classic and "may change direction" in classic
 
 
 def test_heuristic_favours_the_player_with_more_captures_and_mobility():

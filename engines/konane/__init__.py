@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import re
+import textwrap
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from engines import contract
 from engines._jit import rng_from_seed
 from engines.game import Game, IllegalMoveError, Param, State
 from engines.konane import kernels
+from engines.style import Style
 
 contract.register(kernels)
 
@@ -131,6 +133,11 @@ class Konane(Game):
         "konane": {},
         "konane-classic": {"opening": "classic", "scoring": "last-move"},
     }
+    HELP = """\
+A move jumps one of your stones over an adjacent opponent stone (left, right, up or down, never
+diagonally) into the empty point just beyond, capturing it. The same stone may jump again and may
+stop after any jump. Write a move as its start and landing points, e.g. c3-c5 or c3-c5-c7 (c3-c7
+for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
 
     def _init_record(self, record, seed):
         p = self.params
@@ -229,7 +236,9 @@ class Konane(Game):
         match = _SQUARE.match(word)
         last = f"{_FILES[size - 1]}{size}"
         if not match:
-            raise ValueError(f"{word!r} is not a point: write a column a-{_FILES[size - 1]} and a row 1-{size}, e.g. c3")
+            raise ValueError(
+                f"{word!r} is not a point: write a column a-{_FILES[size - 1]} and a row 1-{size}, e.g. c3"
+            )
         col, row = _FILES.find(match[1]), int(match[2]) - 1
         if not (0 <= col < size and 0 <= row < size):
             raise ValueError(f"{word} is not a point of the {size}x{size} board (a1 to {last})")
@@ -277,7 +286,9 @@ class Konane(Game):
             step = (b - a) // distance
             path.extend(a + 2 * step * i for i in range(1, distance // 2 + 1))
         if len(path) - 1 > kernels.MAX_JUMPS:
-            raise IllegalMoveError(f"{text.strip()!r} has {len(path) - 1} jumps; no move has more than {kernels.MAX_JUMPS}")
+            raise IllegalMoveError(
+                f"{text.strip()!r} has {len(path) - 1} jumps; no move has more than {kernels.MAX_JUMPS}"
+            )
         return path_move(path)
 
     def legal_move_list(self, state) -> list[str]:
@@ -352,7 +363,10 @@ class Konane(Game):
                     f"{square_name(start)} holds a {theirs} stone, not yours, and {square_name(mid)} is your own "
                     f"stone: a stone jumps only over an opponent stone; legal: {legal}"
                 )
-            return f"{square_name(start)} holds a {theirs} stone, not yours: move one of your ({mine}) stones; legal: {legal}"
+            return (
+                f"{square_name(start)} holds a {theirs} stone, not yours: move one of your ({mine}) stones; "
+                f"legal: {legal}"
+            )
         own &= ~(1 << start)
         previous = None
         for a, b in zip(path, path[1:]):
@@ -363,7 +377,10 @@ class Konane(Game):
             where = f"{square_name(a)}-{square_name(b)}"
             if previous is not None and d != previous:
                 if d == -previous:
-                    return f"{where} jumps straight back over the point just emptied: a jump needs a stone to jump; legal: {legal}"
+                    return (
+                        f"{where} jumps straight back over the point just emptied: a jump needs a stone to "
+                        f"jump; legal: {legal}"
+                    )
                 if not self.params["turning_jumps"]:
                     return (
                         f"{where} changes direction: every jump of a move keeps the first jump's direction "
@@ -373,7 +390,10 @@ class Konane(Game):
             if not opp >> mid & 1:
                 return f"{where} has no stone on {square_name(mid)} to jump over; legal: {legal}"
             if (own | opp) >> b & 1:
-                return f"{where} lands on {square_name(b)}, which is occupied: a jump lands on an empty point; legal: {legal}"
+                return (
+                    f"{where} lands on {square_name(b)}, which is occupied: a jump lands on an empty point; "
+                    f"legal: {legal}"
+                )
             opp &= ~(1 << mid)
             previous = d
         return f"{'-'.join(square_name(sq) for sq in path)} is not legal here; legal: {legal}"
@@ -381,29 +401,49 @@ class Konane(Game):
     # -- drawing -------------------------------------------------------------------------------
 
     def render(self, state, *, color=False, unicode=False):
+        """The board, top row first, with its coordinates, the captures and who moves. Stones are
+        ``B`` / ``W`` in ASCII (as text 003 draws them, and as ``position`` reads them back),
+        discs in Unicode."""
+        style = Style(color, unicode)
         data = state.data
         size = self.params["size"]
-        black, white = int(data["stones"][0]), int(data["stones"][1])
-        signs = ("●", "○", "·") if unicode else ("B", "W", ".")
-        if color:
-            signs = (f"\x1b[1;30;47m{signs[0]}\x1b[0m", f"\x1b[1;37;40m{signs[1]}\x1b[0m", signs[2])
+        stones = [int(data["stones"][0]), int(data["stones"][1])]
+        signs = [style.piece(p) if unicode else style.player(p, "BW"[p], bold=True) for p in (0, 1)]
+        empty = style.empty_point()
         files = "   " + " ".join(_FILES[:size])
         lines = [files]
         for row in range(size - 1, -1, -1):
             cells = []
             for col in range(size):
                 sq = 8 * row + col
-                cells.append(signs[0] if black >> sq & 1 else signs[1] if white >> sq & 1 else signs[2])
+                cells.append(signs[0] if stones[0] >> sq & 1 else signs[1] if stones[1] >> sq & 1 else empty)
             lines.append(f"{row + 1:>2} " + " ".join(cells) + f" {row + 1}")
         lines.append(files)
-        captured = f"captured: Black {int(data['captures'][0])}, White {int(data['captures'][1])}"
+        captured = f"captured: Black {int(data['captures'][0])}, White {int(data['captures'][1])}; "
         if state.is_terminal():
-            lines.append(f"{captured}; {self.result_text(state)}")
-        elif data["phase"] != kernels.PHASE_PLAY:
-            lines.append(f"{captured}; {self.player_names[state.current_player]} to remove a stone")
+            lines.append(captured + style.bold(self.result_text(state)))
         else:
-            lines.append(f"{captured}; {self.player_names[state.current_player]} to move")
+            mover = state.current_player
+            doing = "to remove a stone" if data["phase"] != kernels.PHASE_PLAY else "to move"
+            lines.append(captured + style.player(mover, f"{self.player_names[mover]} {doing}", bold=True))
         return "\n".join(lines)
+
+    def help_text(self):
+        p = self.params
+        rules = [
+            "A multi-jump may change direction between jumps."
+            if p["turning_jumps"]
+            else "Every jump of a multi-jump keeps the first jump's direction.",
+            "Opening: Black first removes one of its stones at a corner or the centre (xd4), then "
+            "White one of its stones next to that gap."
+            if p["opening"] == "classic"
+            else "One black and one white stone were removed at random before the game.",
+            "A player with no jump passes (type pass); the game ends when neither can jump. One "
+            "point per captured stone: most points wins."
+            if p["scoring"] == "captures"
+            else "There is no passing: the player who cannot jump on their turn loses.",
+        ]
+        return self.HELP + "\n" + textwrap.fill(" ".join(rules), width=98)
 
     def result_text(self, state):
         if state.outcome() is None or self.params["scoring"] == "captures":
