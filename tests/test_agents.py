@@ -196,3 +196,17 @@ def win_rate(game, spec, opponent="random", games=50, seed=0):
 @pytest.mark.parametrize("spec", ["minimax:depth=3", "alphabeta:depth=4", "mcts:iterations=300"])
 def test_search_agents_beat_random_at_mancala(spec):
     assert win_rate(engines.make("mancala"), spec) >= 0.9
+
+
+@pytest.mark.parametrize("name", PERFECT_INFORMATION_GAMES)
+def test_every_agent_plays_every_perfect_information_game(name):
+    """A whole game of every agent on every preset (small budgets): legal moves to the end."""
+    game = engines.make(name)
+    for spec in ["random", "greedy", "minimax:depth=1", "alphabeta:nodes=2000", "mcts:iterations=30"]:
+        final = agents.play_game(game, [agents.make_agent(spec, seed=1), agents.make_agent("random", seed=2)], seed=3)
+        assert final.is_terminal()
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=2", "mcts:iterations=300"])
+def test_search_agents_beat_random_at_morabaraba(spec):
+    assert win_rate(engines.make("morabaraba"), spec) >= 0.9
