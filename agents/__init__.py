@@ -2,7 +2,7 @@
 
     >>> import agents, engines
     >>> agents.available_agents()
-    ['random', 'greedy', 'minimax', 'alphabeta', 'mcts']
+    ['random', 'greedy', 'minimax', 'alphabeta', 'mcts', 'pimc', 'ismcts', 'cheat']
     >>> game = engines.make("kalah")
     >>> final = agents.play_game(game, [agents.make_agent("mcts:iterations=200", seed=1),
     ...                                 agents.make_agent("random", seed=2)], seed=0)
@@ -22,6 +22,7 @@ from agents import simple  # noqa: F401, I001
 from agents import minimax  # noqa: F401
 from agents import alphabeta  # noqa: F401
 from agents import mcts  # noqa: F401
+from agents import hidden  # noqa: F401
 from agents.base import (
     Agent,
     Limit,
@@ -60,6 +61,5 @@ def play_game(game: Game, players: Sequence[Agent], seed: int | None = None) -> 
     state = game.new_initial_state(seed)
     while not state.is_terminal():
         mover = state.current_player
-        seen = state if game.perfect_information else state.view(mover)
-        state.apply(players[mover].select_move(seen))
+        state.apply(players[mover].select_move(players[mover].observe(state, mover)))
     return state

@@ -92,6 +92,8 @@ class Agent:
     PARAMS: ClassVar[tuple[Param, ...]] = ()
     #: True for agents that play hidden-information games from a player's view.
     plays_hidden_information: ClassVar[bool] = False
+    #: True for a reference that is given the whole state even where the rules hide part of it.
+    sees_everything: ClassVar[bool] = False
 
     def __init__(self, seed: int | None = None, **params: Any):
         by_name = {p.name: p for p in self.PARAMS}
@@ -140,6 +142,13 @@ class Agent:
     def reset(self) -> None:
         """Forgets everything about the previous game (called before each game)."""
 
+    def observe(self, state: State, player: int) -> State:
+        """What this agent is given to choose ``player``'s move: the player's view in a
+        hidden-information game, the state itself otherwise (or for ``sees_everything``)."""
+        if state.game.perfect_information or self.sees_everything:
+            return state
+        return state.view(player)
+
     #: Budget of the warm-up search: enough to run (and so compile) every kernel once.
     WARM_UP_LIMIT: ClassVar[Limit] = Limit(depth=1, nodes=1, iterations=1)
     _warmed: ClassVar[set] = set()
@@ -153,8 +162,7 @@ class Agent:
             return
         self.check_game(game)
         state = game.new_initial_state(0)
-        seen = state if game.perfect_information else state.view(state.current_player)
-        type(self)(seed=0, **self.params)._select(seen, self.WARM_UP_LIMIT)
+        type(self)(seed=0, **self.params)._select(self.observe(state, state.current_player), self.WARM_UP_LIMIT)
         Agent._warmed.add(key)
 
     def select_move(self, state: State, limit: Limit | None = None) -> int:

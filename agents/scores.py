@@ -36,13 +36,14 @@ def horizon_score(s, player):
     return h if player == 0 else -h
 
 
-def to_value(score: float) -> float:
-    """A search score as a value in [-1, 1] (1: proven win)."""
+@kernel(inline="always")
+def to_value(score):
+    """A search score as a value in [-1, 1] (1: proven win, -1: proven loss)."""
     if score >= PROVEN_SCORE:
         return 1.0
     if score <= -PROVEN_SCORE:
         return -1.0
-    return float(score)
+    return score
 
 
 def is_proven(score: float) -> bool:

@@ -87,6 +87,8 @@ class PlaySession:
         self.opponent_spec = opponent_spec
         self.opponent = agents.make_agent(opponent_spec, seed=seed)
         self.opponent.check_game(game)
+        if self.opponent.sees_everything and not game.perfect_information:
+            raise ValueError(f"{self.opponent.name} sees your hidden tiles; choose an honest opponent (see arena list)")
         self.human = human_seat
         self.seed = seed
         self.style = style
@@ -191,7 +193,7 @@ class PlaySession:
     def agent_turn(self) -> None:
         seat = self.state.current_player
         self.write(f"{self.name(seat)} is thinking...")
-        move = self.opponent.select_move(self.state if self.game.perfect_information else self.state.view(seat))
+        move = self.opponent.select_move(self.opponent.observe(self.state, seat))
         text = self.game.format_move(self.state, move)
         self.state.apply(move)
         self.write(self.style.player(seat, f"{self.name(seat)} plays {text}", bold=True) + f"  [{self.opponent.last_search.summary()}]")

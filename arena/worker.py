@@ -33,10 +33,9 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
     result = None
     while not state.is_terminal():
         mover = state.current_player
-        seen = state if game.perfect_information else state.view(mover)
         start = time.perf_counter()
         try:
-            move = seats[mover].select_move(seen, limit)
+            move = seats[mover].select_move(seats[mover].observe(state, mover), limit)
             text = game.format_move(state, move)
             state.apply(move)
         except Exception as error:  # an agent's failure must not stop the tournament

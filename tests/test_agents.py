@@ -59,7 +59,7 @@ def test_specs_make_agents_with_typed_parameters():
 @pytest.mark.parametrize(
     "spec,message",
     [
-        ("mtcs", "unknown agent 'mtcs'; available: random, greedy, minimax, alphabeta, mcts"),
+        ("mtcs", "unknown agent 'mtcs'; available: random, greedy, minimax, alphabeta, mcts, pimc, ismcts, cheat"),
         ("mcts:iters=5", "mcts has no parameter 'iters'; parameters: iterations, time, c"),
         ("mcts:iterations=0", "iterations=0 is out of range"),
         ("mcts:iterations=lots", "iterations='lots' is not valid"),
@@ -196,3 +196,17 @@ def win_rate(game, spec, opponent="random", games=50, seed=0):
 @pytest.mark.parametrize("spec", ["minimax:depth=3", "alphabeta:depth=4", "mcts:iterations=300"])
 def test_search_agents_beat_random_at_mancala(spec):
     assert win_rate(engines.make("mancala"), spec) >= 0.9
+
+
+@pytest.mark.parametrize("name", PERFECT_INFORMATION_GAMES)
+def test_every_agent_plays_every_perfect_information_game(name):
+    """A whole game of every agent on every preset (small budgets): legal moves to the end."""
+    game = engines.make(name)
+    for spec in ["random", "greedy", "minimax:depth=1", "alphabeta:nodes=2000", "mcts:iterations=30"]:
+        final = agents.play_game(game, [agents.make_agent(spec, seed=1), agents.make_agent("random", seed=2)], seed=3)
+        assert final.is_terminal()
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=2", "mcts:iterations=300"])
+def test_search_agents_beat_random_at_morabaraba(spec):
+    assert win_rate(engines.make("morabaraba"), spec) >= 0.9
