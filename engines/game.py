@@ -40,8 +40,8 @@ class Param:
     name: str
     default: Any
     doc: str
-    low: int | None = None
-    high: int | None = None
+    low: float | None = None
+    high: float | None = None
     choices: tuple[str, ...] | None = None
     allow_none: bool = False
     kind: type | None = None
@@ -58,6 +58,8 @@ class Param:
             text = " or ".join(repr(c) for c in self.choices)
         elif self.type is int:
             text = f"an integer from {self.low} to {self.high}"
+        elif self.type is float:
+            text = f"a number from {self.low:g} to {self.high:g}"
         else:
             text = f"a {self.type.__name__}"
         return text + (" or none" if self.allow_none else "")
@@ -86,6 +88,14 @@ class Param:
                 raise VariantError(
                     f"{game}: {self.name}={value} is out of range; allowed: {self.allowed()}"
                 )
+        elif kind is float:
+            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+                value = float(value)
+                if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
+                    return value
+                raise VariantError(
+                    f"{game}: {self.name}={value:g} is out of range; allowed: {self.allowed()}"
+                )
         elif isinstance(value, kind):
             if self.choices is None or value in self.choices:
                 return value
@@ -101,9 +111,9 @@ class Param:
                 return True
             if low in ("false", "no", "off", "0"):
                 return False
-        elif self.type is int:
+        elif self.type in (int, float):
             try:
-                return int(low)
+                return self.type(low)
             except ValueError:
                 pass
         raise VariantError(f"{game}: {self.name}={text!r} is not valid; allowed: {self.allowed()}")
@@ -130,6 +140,8 @@ class Game:
     player_names: ClassVar[tuple[str, str]] = ("player 0", "player 1")
     #: One line shown by ``arena list``.
     summary: ClassVar[str] = ""
+    #: The rules in a few lines and how to write a move, for a person at the terminal.
+    HELP: ClassVar[str] = ""
 
     def __init__(self, preset: str, **params: Any):
         if preset not in self.PRESETS:
@@ -208,6 +220,10 @@ class Game:
     def render(self, state: "State", *, color: bool = False, unicode: bool = False) -> str:
         """A drawing of the position for a terminal, coordinates included."""
         raise NotImplementedError
+
+    def help_text(self) -> str:
+        """The rules in a few lines and how to write a move (``HELP``, for this variant)."""
+        return self.HELP
 
     def explain_illegal(self, state: "State", move: int) -> str:
         """Why ``move`` is not legal in ``state`` (one line)."""

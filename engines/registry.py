@@ -10,11 +10,13 @@ from typing import Any
 
 from engines.game import Game, VariantError
 from engines.dominoes import Dominoes
+from engines.konane import Konane
 from engines.mancala import Mancala
+from engines.morabaraba import Morabaraba
 
 __all__ = ["make", "available_games", "game_class"]
 
-_FAMILIES: tuple[type[Game], ...] = (Mancala, Dominoes)
+_FAMILIES: tuple[type[Game], ...] = (Mancala, Morabaraba, Konane, Dominoes)
 
 _PRESETS: dict[str, type[Game]] = {
     preset: family for family in _FAMILIES for preset in family.PRESETS

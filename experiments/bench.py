@@ -1,20 +1,45 @@
 """Speed benchmarks, one core, each figure the median of several timed runs.
 
-    python experiments/bench.py                 # every game
-    python experiments/bench.py --games kalah --repeats 7
+    python experiments/bench.py                              # every game, every section
+    python experiments/bench.py --games kalah --sections mcts,alphabeta --repeats 7
 
-Prints, per game: random full-game playouts per second from the start position, and the same for
-OpenSpiel's C++ implementation of that game where it has one (``pip install open_spiel``, or
-``pip install -e ".[bench]"``; its playouts run inside C++), with the ratio measured in the same
-run. For games with hidden information, the time to sample one hidden world consistent with a
-player's view (``sample_world``, once per ISMCTS iteration) over views from random games. Then the
-import + warm-up time of a fresh process that finds every kernel in numba's cache.
+Sections, per game, from the start position:
+
+* ``playouts``: random full-game playouts per second;
+* ``mcts``: MCTS simulations per second (one random rollout per simulation, 20,000 simulations);
+* ``alphabeta``: alpha-beta nodes per second and the depth completed in 1 second;
+* ``sampler``: for games with hidden information (which ``mcts`` and ``alphabeta`` skip), the
+  time to sample one hidden world consistent with a player's view (``sample_world``, once per
+  ISMCTS iteration; median and mean over 50 views from random games), and ISMCTS iterations per
+  second from the start (20,000 iterations);
+* ``warm``: the import + warm-up time of a fresh process that finds every kernel in numba's cache.
+
+Where OpenSpiel has the game (``pip install -e ".[bench]"`` installs ``open_spiel``), the same
+work is timed in its C++ code in the same run, and the ratio ours/theirs printed: random playouts
+through ``RandomRolloutEvaluator``, MCTS through ``pyspiel.MCTSBot`` with
+``RandomRolloutEvaluator(1, seed)``, ``solve=False`` and the same number of simulations.
+
+Random games need not last as long in both engines, so the table also gives the mean game length
+(our plies; OpenSpiel's actions, from random games played through pyspiel) and the ratio of the
+rates per ply ("per ply"): playouts per second times the game length, ours over OpenSpiel's.
+
+nine men's morris against OpenSpiel's ``nine_mens_morris``: the same rules where they matter here
+(no diagonals, 9 men, flying at three, shooting from a mill only when every opponent man stands
+in mills, a loss with two men or no move, a draw after 200 turns, a shot belonging to its turn;
+``tests/test_morabaraba.py`` checks the legal moves and results of both, move for move).
+The differences: OpenSpiel makes the shot a separate action of the same player, so a uniformly
+random player picks a mill-forming move as often as any other and then a target, while ours
+picks among (move, shot) pairs, where a mill-forming move comes once per target. Our random games
+therefore shoot more and end sooner (about 80 plies against OpenSpiel's 145 turns, 153 actions):
+compare the per-ply ratio as well as the playout ratio. (Also, OpenSpiel ends a game as a loss
+for the mover when a mill is formed while the opponent has no man on the board; here the move
+then shoots nothing. Random play almost never meets that case.)
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import random
 import statistics
 import subprocess
 import sys
@@ -28,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+import agents  # noqa: E402
 import engines  # noqa: E402
 from engines import contract  # noqa: E402
 from engines._jit import kernel, rng_below, rng_from_seed  # noqa: E402
@@ -44,6 +70,13 @@ class Case:
 CASES = [
     Case("kalah (6,4)", "kalah", {}, "mancala"),
     Case("mancala (6,4)", "mancala"),
+    Case("morabaraba", "morabaraba"),
+    Case("morabaraba-9", "morabaraba-9"),
+    Case("nine men's morris", "nine-mens-morris", {}, "nine_mens_morris"),
+    Case("konane (6x6)", "konane"),
+    Case("konane (8x8)", "konane", {"size": 8}),
+    Case("konane turning", "konane", {"turning_jumps": True}),
+    Case("konane-classic", "konane-classic"),
     Case("dominoes (6,7)", "dominoes"),  # OpenSpiel's dominoes games play other rules
 ]
 
@@ -121,9 +154,10 @@ def sampler_micros(case: Case, repeats: int, seconds: float, n_views: int = 50) 
     return statistics.median(per_view), statistics.fmean(per_view)
 
 
-def openspiel_playouts(name: str, repeats: int, seconds: float) -> float | None:
+def openspiel_playouts(name: str, repeats: int, seconds: float) -> tuple[float, float] | None:
     """OpenSpiel's C++ random playouts from the start: an ``MCTSBot`` limited to one simulation,
-    whose ``RandomRolloutEvaluator(n)`` then plays ``n`` random games from the root in C++."""
+    whose ``RandomRolloutEvaluator(n)`` then plays ``n`` random games from the root in C++.
+    Returns the rate and the mean actions per random game (200 games played through pyspiel)."""
     try:
         import pyspiel
     except ImportError:
@@ -135,7 +169,72 @@ def openspiel_playouts(name: str, repeats: int, seconds: float) -> float | None:
         evaluator = pyspiel.RandomRolloutEvaluator(n, 0)
         pyspiel.MCTSBot(game, evaluator, 2.0, 1, 10**6, False, 0, False).step(state)
 
-    return median_rate(run, repeats, seconds)
+    choose = random.Random(0)
+    actions = 0
+    for _ in range(200):
+        game_state = game.new_initial_state()
+        while not game_state.is_terminal():
+            game_state.apply_action(choose.choice(game_state.legal_actions()))
+            actions += 1
+    return median_rate(run, repeats, seconds), actions / 200
+
+
+MCTS_SIMULATIONS = 20_000
+
+
+def our_mcts(case: Case, repeats: int) -> float:
+    state = engines.make(case.game, **case.params).new_initial_state(seed=0)
+    agent = agents.make_agent(f"mcts:iterations={MCTS_SIMULATIONS}", seed=0)
+    agent.warm_up(state.game)
+    rates = []
+    for _ in range(repeats):
+        agent.select_move(state)
+        rates.append(agent.last_search.simulations / agent.last_search.seconds)
+    return statistics.median(rates)
+
+
+def openspiel_mcts(name: str, repeats: int) -> float | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name)
+    rates = []
+    for seed in range(repeats):
+        evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+        bot = pyspiel.MCTSBot(game, evaluator, 2.0, MCTS_SIMULATIONS, 10**9, False, seed, False)
+        state = game.new_initial_state()
+        start = time.perf_counter()
+        bot.step(state)
+        rates.append(MCTS_SIMULATIONS / (time.perf_counter() - start))
+    return statistics.median(rates)
+
+
+def our_ismcts(case: Case, repeats: int) -> float:
+    """ISMCTS iterations per second from the leader's view at the start (one sampled world and one
+    random rollout per iteration)."""
+    state = engines.make(case.game, **case.params).new_initial_state(seed=0)
+    agent = agents.make_agent(f"ismcts:iterations={MCTS_SIMULATIONS}", seed=0)
+    agent.warm_up(state.game)
+    rates = []
+    for _ in range(repeats):
+        agent.select_move(state)
+        rates.append(agent.last_search.simulations / agent.last_search.seconds)
+    return statistics.median(rates)
+
+
+def our_alphabeta(case: Case, repeats: int) -> tuple[float, float]:
+    """(nodes per second, depth completed) of 1-second searches from the start, medians."""
+    state = engines.make(case.game, **case.params).new_initial_state(seed=0)
+    agent = agents.make_agent("alphabeta:time=1", seed=0)
+    agent.warm_up(state.game)
+    rates, depths = [], []
+    for _ in range(repeats):
+        agent.reset()  # an empty table each time: the figure is for a fresh search
+        agent.select_move(state)
+        rates.append(agent.last_search.nodes / agent.last_search.seconds)
+        depths.append(agent.last_search.depth)
+    return statistics.median(rates), statistics.median(depths)
 
 
 WARM_START = textwrap.dedent(
@@ -143,12 +242,16 @@ WARM_START = textwrap.dedent(
     import time
     start = time.perf_counter()
     import numpy as np
-    import engines
+    import agents, engines
     from engines import contract
     from engines._jit import rng_from_seed
     for name in {games!r}:
-        state = engines.make(name).new_initial_state(seed=0)
+        game = engines.make(name)
+        state = game.new_initial_state(seed=0)
         contract.random_playouts(state.data, 1, rng_from_seed(0))
+        specs = ("minimax", "alphabeta", "mcts") if game.perfect_information else ("pimc", "ismcts")
+        for spec in ("random", "greedy") + specs:
+            agents.make_agent(spec).warm_up(game)
         state.apply(state.legal_moves()[0])
         str(state)
     print(time.perf_counter() - start)
@@ -167,37 +270,84 @@ def warm_start_seconds(games: list[str]) -> tuple[float, float]:
     return times[0], times[1]
 
 
+SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "warm")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default=",".join(c.game for c in CASES), help="comma-separated games")
+    parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated: " + ", ".join(SECTIONS))
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (median)")
-    parser.add_argument("--seconds", type=float, default=0.5, help="length of one timed run")
+    parser.add_argument("--seconds", type=float, default=0.5, help="length of one timed playout run")
     args = parser.parse_args(argv)
     wanted = args.games.split(",")
     unknown = [g for g in wanted if g not in {c.game for c in CASES}]
     if unknown:
         parser.error(f"no benchmark for {', '.join(unknown)}; benchmarks: {', '.join(c.game for c in CASES)}")
+    sections = args.sections.split(",")
+    if set(sections) - set(SECTIONS):
+        parser.error(f"unknown section in {args.sections!r}; sections: {', '.join(SECTIONS)}")
     cases = [c for c in CASES if c.game in wanted]
 
-    print(f"one core, median of {args.repeats} runs of ~{args.seconds:g} s; cpu {os.cpu_count()} cores seen")
-    print()
-    print(f"{'game':<16} {'playouts/s':>12} {'plies':>7}   {'OpenSpiel C++':>20} {'ratio':>7}")
-    for case in cases:
-        rate, plies = our_playouts(case, args.repeats, args.seconds)
-        reference = openspiel_playouts(case.openspiel, args.repeats, args.seconds) if case.openspiel else None
-        ref_text = f"{case.openspiel} {reference:,.0f}" if reference else "-"
-        ratio = f"{rate / reference:.2f}x" if reference else "-"
-        print(f"{case.label:<16} {rate:>12,.0f} {plies:>7.1f}   {ref_text:>20} {ratio:>7}")
-    hidden = [c for c in cases if not engines.make(c.game, **c.params).perfect_information]
-    if hidden:
+    print(f"one core, median of {args.repeats} runs; OpenSpiel {'found' if _has_openspiel() else 'not installed'}")
+    if "playouts" in sections:
         print()
-        print(f"{'game':<16} {'sample_world, us per world over 50 random views':>50}")
+        print(
+            f"{'random playouts':<20} {'ours/s':>12} {'plies':>7} {'OpenSpiel C++/s':>16} {'actions':>7} "
+            f"{'ratio':>7} {'per ply':>7}"
+        )
+        for case in cases:
+            rate, plies = our_playouts(case, args.repeats, args.seconds)
+            reference, length = (None, None)
+            if case.openspiel:
+                reference, length = openspiel_playouts(case.openspiel, args.repeats, args.seconds) or (None, None)
+            per_ply = _ratio(rate * plies, reference * length) if reference else "-"
+            print(
+                f"{case.label:<20} {rate:>12,.0f} {plies:>7.1f} {_ref(reference):>16} "
+                f"{(f'{length:.1f}' if length else '-'):>7} {_ratio(rate, reference):>7} {per_ply:>7}"
+            )
+    perfect = [c for c in cases if engines.game_class(c.game).perfect_information]
+    hidden = [c for c in cases if c not in perfect]
+    if "mcts" in sections and perfect:
+        print()
+        print(f"{'MCTS simulations':<20} {'ours/s':>12} {'':>7} {'OpenSpiel C++/s':>16} {'ratio':>7}")
+        for case in perfect:
+            rate = our_mcts(case, args.repeats)
+            reference = openspiel_mcts(case.openspiel, args.repeats) if case.openspiel else None
+            print(f"{case.label:<20} {rate:>12,.0f} {'':>7} {_ref(reference):>16} {_ratio(rate, reference):>7}")
+    if "alphabeta" in sections and perfect:
+        print()
+        print(f"{'alpha-beta, 1 s':<20} {'nodes/s':>12} {'depth':>7}")
+        for case in perfect:
+            rate, depth = our_alphabeta(case, args.repeats)
+            print(f"{case.label:<20} {rate:>12,.0f} {depth:>7g}")
+    if "sampler" in sections and hidden:
+        print()
+        print(f"{'hidden worlds':<20} {'sample_world us, median':>24} {'mean':>7} {'ISMCTS iterations/s':>20}")
         for case in hidden:
             median, mean = sampler_micros(case, args.repeats, args.seconds)
-            print(f"{case.label:<16} {f'median {median:.2f}, mean {mean:.2f}':>50}")
-    print()
-    first, warm = warm_start_seconds([c.game for c in cases])
-    print(f"import + warm-up of a fresh process: first {first:.2f} s, warm (kernels from cache) {warm:.2f} s")
+            rate = our_ismcts(case, args.repeats)
+            print(f"{case.label:<20} {median:>24.2f} {mean:>7.2f} {rate:>20,.0f}")
+    if "warm" in sections:
+        print()
+        first, warm = warm_start_seconds([c.game for c in cases])
+        print(f"import + warm-up (every agent) of a fresh process: first {first:.2f} s, warm (from cache) {warm:.2f} s")
+
+
+def _has_openspiel() -> bool:
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _ref(reference: float | None) -> str:
+    return f"{reference:,.0f}" if reference else "-"
+
+
+def _ratio(ours: float, reference: float | None) -> str:
+    return f"{ours / reference:.2f}x" if reference else "-"
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import numpy as np
 from engines import contract
 from engines.game import Game, Param, State
 from engines.mancala import kernels
+from engines.style import Style
 
 contract.register(kernels)
 
@@ -49,6 +50,19 @@ class Mancala(Game):
         "mancala": {},
         "kalah": {"capture": "kalah"},
     }
+    HELP = """\
+Each player owns the row of pits nearer to them and the store (big pit) at their right. A move
+takes all the seeds of one of your pits and sows them one by one counter-clockwise into the next
+pits and your own store (never into the opponent's store). If the last seed lands in your store,
+you move again. If it lands in an empty pit of your row, you capture the seeds of the opposite
+pit (in kalah, that last seed goes to your store too). When a player's row is empty the game
+ends and each player banks the seeds left in their own row. Most seeds in store wins.
+Moves: the letter of one of your pits, a (your leftmost) to {last} (the one next to your store), or
+its number 1-{pits}; your letters are printed on your side of the board."""
+
+    def help_text(self):
+        pits = self.params["pits"]
+        return self.HELP.format(last=_LETTERS[pits - 1], pits=pits)
 
     def _init_record(self, record, seed):
         p = self.params
@@ -111,23 +125,35 @@ class Mancala(Game):
         )
 
     def render(self, state, *, color=False, unicode=False):
+        style = Style(color, unicode)
         pits = self.params["pits"]
         south, north = kernels.pit_counts(state.data)
         north = north[::-1]  # drawn from South's side: North's leftmost pit is on the right
-        south_store, north_store = (int(n) for n in state.data["stores"])
-        cell = "{:>3} "
-        rule = "+----+" + "----+" * pits + "----+"
+        stores = [int(n) for n in state.data["stores"]]
+        mover = None if state.is_terminal() else state.current_player
+        h, v = ("─", "│") if unicode else ("-", "|")
+        top, mid_l, mid_x, mid_r, bottom = (
+            ("┌┬┐", "├", "┼", "┤", "└┴┘") if unicode else ("+++", "+", "+", "+", "+++")
+        )
+
+        def cell(player, n):
+            return style.player(player, f"{n:>3}", bold=player == mover) + " "
+
+        def rule(ends):
+            return ends[0] + (h * 4 + ends[1]) * (pits + 1) + h * 4 + ends[2]
+
+        label = "        " + "".join(f"{_LETTERS[i]:<5}" for i in range(pits))
         lines = [
             "        " + "".join(f"{_LETTERS[pits - 1 - i]:<5}" for i in range(pits)) + "  North",
-            rule,
-            "|    |" + "".join(cell.format(n) + "|" for n in north) + "    |",
-            f"|{north_store:>3} +" + "----+" * pits + f"{south_store:>3} |",
-            "|    |" + "".join(cell.format(n) + "|" for n in south) + "    |",
-            rule,
-            "        " + "".join(f"{_LETTERS[i]:<5}" for i in range(pits)) + "  South",
+            rule(top),
+            f"{v}    {v}" + "".join(cell(1, n) + v for n in north) + f"    {v}",
+            f"{v}{cell(1, stores[1])}{mid_l}" + (h * 4 + mid_x) * (pits - 1) + h * 4 + f"{mid_r}{cell(0, stores[0])}{v}",
+            f"{v}    {v}" + "".join(cell(0, n) + v for n in south) + f"    {v}",
+            rule(bottom),
+            label + "  South",
         ]
         if state.is_terminal():
-            lines.append(self.result_text(state))
+            lines.append(style.bold(self.result_text(state)))
         else:
-            lines.append(f"{self.player_names[state.current_player]} to move")
+            lines.append(style.player(mover, f"{self.player_names[mover]} to move", bold=True))
         return "\n".join(lines)

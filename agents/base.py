@@ -1,0 +1,260 @@
+"""What every agent shares: the ``Agent`` interface, search budgets, what a search reports, the
+spec syntax (``name`` or ``name:key=value,...``) and the one registry of agents."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from engines import Game, Param, State
+from engines._jit import rng_from_seed
+
+__all__ = [
+    "Agent",
+    "Limit",
+    "SearchInfo",
+    "register_agent",
+    "make_agent",
+    "available_agents",
+    "agent_class",
+    "parse_spec",
+]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A search budget (after python-chess's ``chess.engine.Limit``): the search stops at the first
+    limit reached. ``time`` in seconds; ``depth`` in plies; ``nodes`` positions visited (alpha-beta,
+    minimax); ``iterations`` simulations (MCTS) or sampled worlds (PIMC). ``None`` means no limit.
+
+    Depth, node and iteration budgets are reproducible: the same seed gives the same move on any
+    machine. A time budget is not: how far a search gets depends on the machine and its load.
+    """
+
+    time: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    iterations: int | None = None
+
+    def replace(self, **changes: Any) -> "Limit":
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values.update(changes)
+        return Limit(**values)
+
+
+@dataclass
+class SearchInfo:
+    """What an agent did for its last move.
+
+    ``value`` is the search's estimate for the player who moved, in [-1, 1] (1: a win); ``exact``
+    is True when that value is a proven game result. Fields an agent does not use stay None.
+    """
+
+    move: int
+    value: float | None = None
+    exact: bool = False
+    depth: int | None = None
+    nodes: int | None = None
+    simulations: int | None = None
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        """One line for people, e.g. ``depth 9, 812,345 nodes, value +0.12, 0.50 s``."""
+        parts = []
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.nodes is not None:
+            parts.append(f"{self.nodes:,} nodes")
+        if self.simulations is not None:
+            parts.append(f"{self.simulations:,} simulations")
+        if self.value is not None:
+            if self.exact:
+                parts.append({1: "proven win", 0: "proven draw", -1: "proven loss"}[round(self.value)])
+            else:
+                parts.append(f"value {self.value:+.2f}")
+        parts.append(f"{self.seconds:.2f} s")
+        return ", ".join(parts)
+
+
+class Agent:
+    """A player: ``select_move(state)`` returns a legal move id of ``state``.
+
+    Subclasses set ``name``, ``summary`` and ``PARAMS`` and implement ``_select(state, limit)``.
+    Make agents with :func:`make_agent` from a spec string. Every random choice of an agent
+    draws from its own generator, seeded by ``seed``: the same seed plays the same moves (under a
+    reproducible budget, see :class:`Limit`).
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    PARAMS: ClassVar[tuple[Param, ...]] = ()
+    #: True for agents that play hidden-information games from a player's view.
+    plays_hidden_information: ClassVar[bool] = False
+    #: True for a reference that is given the whole state even where the rules hide part of it.
+    sees_everything: ClassVar[bool] = False
+
+    def __init__(self, seed: int | None = None, **params: Any):
+        by_name = {p.name: p for p in self.PARAMS}
+        unknown = [k for k in params if k not in by_name]
+        if unknown:
+            listed = ", ".join(by_name) or "none"
+            raise ValueError(f"{self.name} has no parameter {unknown[0]!r}; parameters: {listed}")
+        values = {p.name: p.default for p in self.PARAMS}
+        for key, value in params.items():
+            values[key] = by_name[key].validate(self.name, value)
+        self.params = MappingProxyType(values)
+        self._check_params()
+        self.seed = seed
+        self.rng = rng_from_seed(0 if seed is None else seed)
+        self.last_search: SearchInfo | None = None
+
+    def _check_params(self) -> None:
+        """Cross-parameter checks; raise ValueError."""
+
+    @property
+    def spec(self) -> str:
+        """The spec string that makes this agent (parameters that differ from the defaults)."""
+        changed = [
+            f"{p.name}={_spec_value(self.params[p.name])}"
+            for p in self.PARAMS
+            if self.params[p.name] != p.default
+        ]
+        return self.name + (":" + ",".join(changed) if changed else "")
+
+    def __repr__(self) -> str:
+        return f"make_agent({self.spec!r}, seed={self.seed})"
+
+    @property
+    def limit(self) -> Limit:
+        """The budget given by the agent's parameters (``time``, ``depth``, ``nodes``, ``iterations``)."""
+        return Limit(**{f.name: self.params.get(f.name) for f in fields(Limit)})
+
+    def check_game(self, game: Game) -> None:
+        """Raises ValueError if this agent cannot play ``game``."""
+        if not game.perfect_information and not self.plays_hidden_information:
+            raise ValueError(
+                f"{self.name} searches the full state, which {game.name} hides; "
+                "use a hidden-information agent (pimc, ismcts) or random, greedy"
+            )
+
+    def reset(self) -> None:
+        """Forgets everything about the previous game (called before each game)."""
+
+    def observe(self, state: State, player: int) -> State:
+        """What this agent is given to choose ``player``'s move: the player's view in a
+        hidden-information game, the state itself otherwise (or for ``sees_everything``)."""
+        if state.game.perfect_information or self.sees_everything:
+            return state
+        return state.view(player)
+
+    #: Budget of the warm-up search: enough to run (and so compile) every kernel once.
+    WARM_UP_LIMIT: ClassVar[Limit] = Limit(depth=1, nodes=1, iterations=1)
+    _warmed: ClassVar[set] = set()
+
+    def warm_up(self, game: Game) -> None:
+        """Compiles (or loads from numba's cache) this agent's kernels for ``game``, so that no
+        clock runs while they compile. A throwaway agent of the same kind does the work: this
+        agent's random state and tables stay as they were."""
+        key = (type(self), game.kernels.STATE_DTYPE)
+        if key in Agent._warmed:
+            return
+        self.check_game(game)
+        state = game.new_initial_state(0)
+        type(self)(seed=0, **self.params)._select(self.observe(state, state.current_player), self.WARM_UP_LIMIT)
+        Agent._warmed.add(key)
+
+    def select_move(self, state: State, limit: Limit | None = None) -> int:
+        """The move to play in ``state`` (for a hidden-information game: the mover's view).
+
+        ``limit`` replaces the agent's own budget for this move (the arena's time per move).
+        """
+        self.check_game(state.game)
+        if state.is_terminal():
+            raise ValueError("the game is over: there is no move to select")
+        self.warm_up(state.game)
+        start = time.perf_counter()
+        info = self._select(state, limit or self.limit)
+        info.seconds = time.perf_counter() - start
+        self.last_search = info
+        return info.move
+
+    def _select(self, state: State, limit: Limit) -> SearchInfo:
+        raise NotImplementedError
+
+
+def _spec_value(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+_AGENTS: dict[str, type[Agent]] = {}
+
+
+def register_agent(cls: type[Agent]) -> type[Agent]:
+    """Class decorator: makes an agent available to :func:`make_agent` under ``cls.name``."""
+    _AGENTS[cls.name] = cls
+    return cls
+
+
+def available_agents() -> list[str]:
+    return list(_AGENTS)
+
+
+def agent_class(name: str) -> type[Agent]:
+    try:
+        return _AGENTS[name]
+    except KeyError:
+        raise ValueError(f"unknown agent {name!r}; available: {', '.join(_AGENTS)}") from None
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Splits ``name:key=value,key=value`` into the name and its raw (string) parameters.
+
+    Raises:
+        ValueError: the spec is malformed (the message shows the expected form).
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a name or name:key=value,..., not {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    params: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(f"bad parameter {item!r} in agent spec {spec!r}; write key=value, e.g. mcts:iterations=2000,c=1.4")
+        if key.strip() in params:
+            raise ValueError(f"parameter {key.strip()!r} given twice in agent spec {spec!r}")
+        params[key.strip()] = value.strip()
+    return name.strip(), params
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """The agent described by ``spec`` (``name`` or ``name:key=value,...``), seeded with ``seed``.
+
+    Raises:
+        ValueError: unknown agent or parameter, or a value out of range (the message lists what
+            exists).
+
+    Example:
+        >>> import agents, engines
+        >>> agent = agents.make_agent("alphabeta:depth=4", seed=1)
+        >>> state = engines.make("kalah").new_initial_state()
+        >>> agent.select_move(state) in state.legal_moves()
+        True
+    """
+    name, params = parse_spec(spec)
+    return agent_class(name)(seed=seed, **params)
+
+
+# Parameters shared by the searches, so that they read the same everywhere.
+TIME = Param(
+    "time", None, "seconds per move (not reproducible across machines)", low=0.001, high=86400.0, kind=float, allow_none=True
+)
+DEPTH = Param("depth", None, "search depth in plies", low=1, high=200, kind=int, allow_none=True)
+NODES = Param("nodes", None, "positions visited per move", low=1, high=10**12, kind=int, allow_none=True)
+ITERATIONS = Param("iterations", None, "simulations per move", low=1, high=10**9, kind=int, allow_none=True)
+

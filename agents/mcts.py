@@ -1,0 +1,236 @@
+"""``mcts``: UCT (Kocsis and Szepesvari 2006) with uniformly random rollouts.
+
+Each simulation descends the tree from the root by UCB1 (mean reward + ``c`` * sqrt(ln N / n)),
+adds one child for a move not tried yet (chosen uniformly at random), plays a random game to the
+end from there and backs the result up. Node ``i`` is created by simulation ``i`` in preallocated
+parallel fields (after mctx's ``Tree``). A node's statistics are from the point of view of the
+player who made the move into it (whoever that was: an extra turn or a pass changes nothing), so
+the parent always maximises over its children. The move played is the most visited child, ties
+broken uniformly at random.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from agents.base import ITERATIONS, TIME, Agent, Limit, SearchInfo, register_agent
+from engines import Param, contract
+from engines._jit import kernel, monotonic_ns, rng_below
+
+NODE = np.dtype(
+    [
+        ("total", np.float64),  # sum of rewards for ``mover`` (1 win, 0 draw, -1 loss)
+        ("move", np.int64),  # the move from the parent into this node
+        ("parent", np.int32),
+        ("first_child", np.int32),
+        ("next_sibling", np.int32),
+        ("children", np.int32),  # children created so far
+        ("legal", np.int32),  # legal moves of the node's state, NOT_COUNTED until needed
+        ("legal_index", np.int32),  # index of ``move`` in the parent's legal-move list
+        ("visits", np.int32),
+        ("mover", np.int8),  # the player who made ``move``; -1 at the root
+        ("_pad", np.uint8, (3,)),
+    ],
+    align=True,
+)
+NO_NODE = -1
+NOT_COUNTED = -1
+ROOT = 0
+
+# Slots of the ``counters`` array, kept between calls when the tree grows.
+COUNT_NODES = 0
+COUNT_SIMULATIONS = 1
+COUNT_MAX_DEPTH = 2
+
+
+@kernel
+def init_tree(tree, counters):
+    root = tree[ROOT]
+    root["total"] = 0.0
+    root["move"] = -1
+    root["parent"] = NO_NODE
+    root["first_child"] = NO_NODE
+    root["next_sibling"] = NO_NODE
+    root["children"] = 0
+    root["legal"] = NOT_COUNTED
+    root["legal_index"] = -1
+    root["visits"] = 0
+    root["mover"] = -1
+    counters[:] = 0
+    counters[COUNT_NODES] = 1
+
+
+@kernel(inline="always")
+def _add_child(tree, parent, node, move, mover, legal_index):
+    child = tree[node]
+    child["total"] = 0.0
+    child["move"] = move
+    child["parent"] = parent
+    child["first_child"] = NO_NODE
+    child["next_sibling"] = tree[parent]["first_child"]
+    child["children"] = 0
+    child["legal"] = NOT_COUNTED
+    child["legal_index"] = legal_index
+    child["visits"] = 0
+    child["mover"] = mover
+    tree[parent]["first_child"] = node
+    tree[parent]["children"] += 1
+
+
+@kernel(inline="always")
+def _untried_index(tree, node, n, tried, rng):
+    """The legal-move index of a uniformly random move of ``node`` that has no child yet."""
+    child = tree[node]["first_child"]
+    while child != NO_NODE:
+        tried[tree[child]["legal_index"]] = True
+        child = tree[child]["next_sibling"]
+    pick = rng_below(rng, n - tree[node]["children"])
+    index = -1
+    for i in range(n):
+        if not tried[i]:
+            if pick == 0:
+                index = i
+                break
+            pick -= 1
+    child = tree[node]["first_child"]
+    while child != NO_NODE:
+        tried[tree[child]["legal_index"]] = False
+        child = tree[child]["next_sibling"]
+    return index
+
+
+@kernel(inline="always")
+def _ucb_child(tree, node, c):
+    """The child maximising UCB1. Every child has been visited once (it was created by a
+    simulation); ties go to the first found, and children are created in random order."""
+    log_n = math.log(tree[node]["visits"])
+    best = NO_NODE
+    best_score = -np.inf
+    child = tree[node]["first_child"]
+    while child != NO_NODE:
+        visits = np.float64(tree[child]["visits"])
+        score = tree[child]["total"] / visits + c * math.sqrt(log_n / visits)
+        if score > best_score:
+            best_score = score
+            best = child
+        child = tree[child]["next_sibling"]
+    return best
+
+
+@kernel
+def mcts_run(root, tree, counters, c, max_simulations, deadline_ns, rng):
+    """Runs simulations from ``root`` into ``tree`` until ``max_simulations`` in all, the
+    ``deadline_ns`` (``monotonic_ns``; 0: none) or a full tree; returns the simulations run now.
+
+    tree: NODE[capacity], grown by the caller between calls; counters: int64[3] (nodes,
+    simulations, deepest selection), kept between calls.
+    """
+    work = contract.new_states(root, 1)
+    moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
+    tried = np.zeros(contract.max_moves(root), np.bool_)
+    capacity = len(tree)
+    done = 0
+    while counters[COUNT_SIMULATIONS] < max_simulations and counters[COUNT_NODES] < capacity:
+        if deadline_ns != 0 and done & 31 == 1 and monotonic_ns() >= deadline_ns:
+            break
+        work[0] = root
+        s = work[0]
+        node = ROOT
+        depth = 0
+        # Selection and expansion.
+        while not contract.is_terminal(s):
+            legal = tree[node]["legal"]
+            if legal == NOT_COUNTED or tree[node]["children"] < legal:
+                n = contract.legal_moves(s, moves)
+                tree[node]["legal"] = n
+                if tree[node]["children"] < n:
+                    index = _untried_index(tree, node, n, tried, rng)
+                    child = counters[COUNT_NODES]
+                    counters[COUNT_NODES] += 1
+                    _add_child(tree, node, child, moves[index], contract.current_player(s), index)
+                    contract.apply_move(s, moves[index])
+                    node = child
+                    depth += 1
+                    break
+            node = _ucb_child(tree, node, c)
+            contract.apply_move(s, tree[node]["move"])
+            depth += 1
+        # Rollout, then back up from the new node to the root.
+        contract.random_playout(s, rng, moves)
+        result = contract.outcome(s)  # player 0's
+        while node != NO_NODE:
+            tree[node]["visits"] += 1
+            tree[node]["total"] += result if tree[node]["mover"] == 0 else -result
+            node = tree[node]["parent"]
+        counters[COUNT_SIMULATIONS] += 1
+        counters[COUNT_MAX_DEPTH] = max(counters[COUNT_MAX_DEPTH], depth)
+        done += 1
+    return done
+
+
+@kernel
+def most_visited_child(tree, rng):
+    """The root child with the most visits, ties broken uniformly at random."""
+    best = NO_NODE
+    best_visits = -1
+    ties = 0
+    child = tree[ROOT]["first_child"]
+    while child != NO_NODE:
+        visits = tree[child]["visits"]
+        if visits > best_visits:
+            best, best_visits, ties = child, visits, 1
+        elif visits == best_visits:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                best = child
+        child = tree[child]["next_sibling"]
+    return best
+
+
+@register_agent
+class MCTSAgent(Agent):
+    name = "mcts"
+    summary = "UCT with random rollouts, move by visit count"
+    PARAMS = (
+        replace(ITERATIONS, doc="simulations per move (10,000 when neither iterations nor time is given)"),
+        TIME,
+        Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0),
+    )
+    DEFAULT_LIMIT = Limit(iterations=10_000)
+    #: Nodes allocated at first for a search limited by time only; doubled whenever it fills.
+    INITIAL_CAPACITY = 1 << 16
+
+    @property
+    def limit(self):
+        limit = super().limit
+        return self.DEFAULT_LIMIT if limit == Limit() else limit
+
+    def _select(self, state, limit):
+        iterations = limit.iterations
+        deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+        if iterations is None and not deadline:
+            iterations = self.DEFAULT_LIMIT.iterations
+        capacity = iterations + 1 if iterations else self.INITIAL_CAPACITY
+        tree = np.empty(capacity, NODE)
+        counters = np.zeros(3, np.int64)
+        init_tree(tree, counters)
+        target = iterations or 2**62
+        while True:
+            mcts_run(state.data, tree, counters, self.params["c"], target, deadline, self.rng)
+            if counters[COUNT_SIMULATIONS] >= target or (deadline and time.monotonic_ns() >= deadline):
+                break
+            if counters[COUNT_NODES] >= len(tree):  # full: grow and go on
+                tree = np.concatenate([tree, np.empty(len(tree), NODE)])
+        best = most_visited_child(tree, self.rng)
+        node = tree[best]
+        return SearchInfo(
+            move=int(node["move"]),
+            value=float(node["total"] / node["visits"]),
+            depth=int(counters[COUNT_MAX_DEPTH]),
+            nodes=int(counters[COUNT_NODES]),
+            simulations=int(counters[COUNT_SIMULATIONS]),
+        )

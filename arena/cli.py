@@ -1,0 +1,242 @@
+"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``, ``play``.
+
+Every error a user can cause (an unknown game or agent, a bad parameter, a folder holding another
+run) ends the command with one line saying what was wrong and what is allowed, and status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+__all__ = ["main"]
+
+EXAMPLES = """examples:
+  arena run --game mancala --agents mcts,alphabeta
+  arena run --game kalah:pits=5,seeds=3 --agents random,alphabeta:depth=4,mcts:iterations=500 --games 20
+  arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
+  arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
+  arena list
+  arena play --game mancala --opponent mcts:iterations=20000
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and the usage, no traceback
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="arena",
+        description="Round-robin tournaments between game-playing agents, with joint Elo ratings.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    run = commands.add_parser(
+        "run",
+        help="play a round robin (resumes a run in the same folder)",
+        description="Play a round robin between agents; every pairing plays --games games, in "
+        "seat-swapped pairs from the same start. Results are stored as games finish; the same "
+        "command resumes an interrupted run.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("--game", required=True, metavar="NAME[:param=value,...]", help="game and variant parameters (see arena list)")
+    run.add_argument(
+        "--agents",
+        metavar="SPEC,SPEC,...",
+        help="agent specs, e.g. random,alphabeta:depth=4,mcts:iterations=500 (see arena list)",
+    )
+    run.add_argument("--agent", action="append", default=[], metavar="SPEC", help="one more agent (repeatable)")
+    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a variant parameter of the game (repeatable)")
+    run.add_argument("--games", type=int, default=100, help="games per pairing (default 100; even unless --noswap)")
+    run.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, help="games played at once (default: the number of cores)")
+    run.add_argument("--seed", type=int, default=0, help="seed of every start position and agent (default 0)")
+    run.add_argument(
+        "--move-time",
+        type=float,
+        metavar="SECONDS",
+        help="seconds per move for every agent, replacing their own budgets (not reproducible)",
+    )
+    run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
+    run.add_argument("--out", metavar="DIR", help="run folder (default: arena-runs/<game>-<agents>-<hash of the settings>)")
+    run.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    report = commands.add_parser("report", help="rebuild the report and plots of a run", description="Rebuild the report and plots of a run from its database.")
+    report.add_argument("dir", metavar="DIR", help="run folder")
+    report.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
+
+    commands.add_parser("list", help="games, presets and agents with their parameters", description="List the games and agents with their parameters and defaults.")
+
+    replay = commands.add_parser(
+        "replay",
+        help="print a stored game move by move",
+        description="Print a stored game move by move with the board: game GAME_ID of a run folder, "
+        "or a game record file saved by arena play.",
+    )
+    replay.add_argument("path", metavar="DIR|FILE", help="run folder, or a .json game record")
+    replay.add_argument("game_id", type=int, nargs="?", metavar="GAME_ID", help="game number in a run folder (0 is the first)")
+
+    from arena.play import add_play_parser
+
+    add_play_parser(commands)
+    return parser
+
+
+def _agent_specs(args) -> list[str]:
+    from arena.settings import split_agent_list
+
+    specs = split_agent_list(args.agents or "") + list(args.agent)
+    if not specs:
+        raise ValueError("no agents: give --agents, e.g. --agents mcts,alphabeta")
+    return specs
+
+
+def _game_params(args) -> dict[str, str]:
+    params = {}
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param takes NAME=VALUE, e.g. --param pits=5, not {item!r}")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _report(run, anchor, write_plots=True) -> None:
+    from arena.plots import write_plots as plots
+    from arena.report import format_report
+
+    ratings = run.ratings(anchor=anchor)
+    print(format_report(run.settings, run.games, ratings))
+    if write_plots:
+        paths = plots(run.settings, run.games, ratings, run.out_dir)
+        if paths:
+            print(f"Plots: {', '.join(paths)}")
+    print(f"Results: {os.path.join(run.out_dir, 'results.sqlite')}")
+
+
+def _cmd_run(args) -> int:
+    from arena.settings import TournamentSettings
+    from arena.tournament import run_tournament
+
+    if args.concurrency < 1:
+        raise ValueError(f"--concurrency must be at least 1, not {args.concurrency}")
+    settings = TournamentSettings.create(
+        args.game,
+        _agent_specs(args),
+        game_params=_game_params(args),
+        games=args.games,
+        seed=args.seed,
+        move_time=args.move_time,
+        swap=not args.noswap,
+    )
+    if args.anchor and args.anchor not in settings.labels:
+        raise ValueError(f"--anchor {args.anchor!r} is not one of the agents: {', '.join(settings.labels)}")
+    out_dir = args.out or settings.default_out_dir()
+    print(f"Run folder: {out_dir}", file=sys.stderr)
+    run = run_tournament(settings, out_dir, args.concurrency, progress=not args.quiet)
+    print()
+    _report(run, args.anchor)
+    return 0
+
+
+def _cmd_report(args) -> int:
+    from arena.tournament import load_run
+
+    _report(load_run(args.dir), args.anchor)
+    return 0
+
+
+def _cmd_list(args) -> int:
+    import agents
+    import engines
+
+    print("Games (--game NAME[:param=value,...]), parameters with their defaults:")
+    for name in engines.available_games():
+        cls = engines.game_class(name)
+        preset = cls.PRESETS[name]
+        family = f"{cls.family} preset" if name != cls.family else cls.family
+        print(f"  {name:<18} {cls.summary} [{family}]")
+        for p in cls.PARAMS:
+            value = preset.get(p.name, p.default)
+            print(f"      {p.name}={_show(value):<10} {p.doc}; {p.allowed()}")
+    print()
+    print("Agents (--agents NAME[:param=value,...]), parameters with their defaults:")
+    for name in agents.available_agents():
+        cls = agents.agent_class(name)
+        hidden = "" if cls.plays_hidden_information else " (perfect-information games)"
+        print(f"  {name:<18} {cls.summary}{hidden}")
+        for p in cls.PARAMS:
+            print(f"      {p.name}={_show(p.default):<10} {p.doc}; {p.allowed()}")
+    return 0
+
+
+def _show(value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _cmd_replay(args) -> int:
+    import engines
+    from arena.tournament import load_run
+
+    if os.path.isfile(args.path):
+        try:
+            with open(args.path, encoding="utf-8") as handle:
+                record = engines.GameRecord.from_json(handle.read())
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{args.path} is not a game record ({error})") from None
+        players = record.metadata.get("players", ["player 0", "player 1"])
+        heading = f"{args.path}: {players[0]} (seat 0) vs {players[1]} (seat 1), {record.game}, seed {record.seed}"
+        finished = record.metadata.get("finished", True)
+        end_reason = "rules" if finished else "stopped before the end"
+    else:
+        if args.game_id is None:
+            raise ValueError("give the game number after the run folder, e.g. arena replay DIR 0")
+        run = load_run(args.path)
+        record = run.game_record(args.game_id)
+        stored = next(g for g in run.games if g.id == args.game_id)
+        players = [stored.player0, stored.player1]
+        heading = f"Game {args.game_id}: {players[0]} (seat 0) vs {players[1]} (seat 1), {run.settings.game}, start seed {stored.game_seed}"
+        end_reason = stored.end_reason
+    game = engines.make(record.game, **record.params)
+    print(heading)
+    for ply, (state, move) in enumerate(record.positions()):
+        print()
+        print(game.render(state))
+        if move is not None:
+            print(f"Move {ply + 1}: {game.player_names[state.current_player]} ({players[state.current_player]}) plays {move}")
+    print()
+    print(f"Result: {game.result_text(state)}" if end_reason == "rules" else f"Result: {end_reason}")
+    return 0
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``arena`` console command."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    from arena.play import cmd_play
+
+    handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "play": cmd_play}
+    try:
+        return handlers[args.command](args)
+    except ValueError as error:
+        print(f"arena {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\narena: interrupted; finished games are stored (run the same command to resume)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The terminal report of a run: standings with joint Elo and 95% intervals, the crosstable, the
+first-player win rate, game lengths and thinking time per move."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from arena.ratings import Ratings
+from arena.settings import TournamentSettings
+from arena.store import GameResult
+
+__all__ = ["describe_settings", "format_report"]
+
+
+def describe_settings(settings: TournamentSettings) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in settings.make_game().params.items())
+    budget = f", {settings.move_time:g} s per move" if settings.move_time else ""
+    swap = "" if settings.swap else ", no seat swap"
+    return (
+        f"{settings.game} ({params}); {len(settings.agents)} agents, {settings.games} games per pairing, "
+        f"seed {settings.seed}{budget}{swap}"
+    )
+
+
+def _table(rows: list[list[str]], align: str) -> list[str]:
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    out = []
+    for row in rows:
+        cells = [cell.rjust(w) if a == "r" else cell.ljust(w) for cell, w, a in zip(row, widths, align)]
+        out.append("  ".join(cells).rstrip())
+    return out
+
+
+def format_report(settings: TournamentSettings, games: list[GameResult], ratings: Ratings) -> str:
+    """The whole report as text."""
+    total = len(settings.schedule())
+    lines = [f"Tournament: {describe_settings(settings)}", f"Games: {len(games)} of {total} played", ""]
+    if not games:
+        return "\n".join(lines + ["No game finished yet."])
+
+    anchor = f"anchored at {ratings.anchor}" if ratings.anchor else "mean 0"
+    rows = [["Rank", "Agent", "Elo", "±95%", "Games", "Score", "Draws"]]
+    for rank, i in enumerate(ratings.order(), start=1):
+        played = max(ratings.games[i], 1)
+        rows.append(
+            [
+                str(rank),
+                ratings.names[i],
+                f"{ratings.elo[i]:+.0f}",
+                f"{ratings.margin(i):.0f}",
+                f"{ratings.games[i]:.0f}",
+                f"{100 * ratings.points[i] / played:.1f}%",
+                f"{100 * ratings.draws[i] / played:.1f}%",
+            ]
+        )
+    lines += [f"Standings (Bradley-Terry Elo, {anchor}, 95% parametric bootstrap):"]
+    lines += _table(rows, "rlrrrrr") + [""]
+
+    names = [ratings.names[i] for i in ratings.order()]
+    wdl = {(a, b): [0, 0, 0] for a in names for b in names}
+    for g in games:
+        for seat, (me, other) in enumerate(((g.player0, g.player1), (g.player1, g.player0))):
+            points = g.score_for(seat)
+            wdl[me, other][0 if points == 1 else 1 if points == 0.5 else 2] += 1
+    rows = [[""] + names]
+    for a in names:
+        rows.append([a] + ["-" if a == b else "{}-{}-{}".format(*wdl[a, b]) for b in names])
+    lines += ["Crosstable (wins-draws-losses of the row agent against the column agent):"]
+    lines += _table(rows, "l" + "r" * len(names)) + [""]
+
+    n = len(games)
+    first = Counter(g.result for g in games)
+    plies = [g.plies for g in games]
+    lines.append(
+        f"Seat 0 (first to move): wins {100 * first[1.0] / n:.1f}%, draws {100 * first[0.0] / n:.1f}%, "
+        f"losses {100 * first[-1.0] / n:.1f}%"
+    )
+    lines.append(f"Game length: {sum(plies) / n:.1f} plies on average (shortest {min(plies)}, longest {max(plies)})")
+    seconds = Counter()
+    moves = Counter()
+    for g in games:
+        seconds[g.player0] += g.time0
+        seconds[g.player1] += g.time1
+        moves[g.player0] += g.moves0
+        moves[g.player1] += g.moves1
+    per_move = ", ".join(f"{name} {1000 * seconds[name] / max(moves[name], 1):.2f} ms" for name in names)
+    lines.append(f"Time per move: {per_move}")
+    reasons = Counter("rules" if g.end_reason == "rules" else g.end_reason for g in games)
+    if set(reasons) != {"rules"}:
+        lines.append("Games not ended by the rules:")
+        lines += [f"  {count} x {reason}" for reason, count in reasons.items() if reason != "rules"]
+    return "\n".join(lines)

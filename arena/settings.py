@@ -1,0 +1,154 @@
+"""Tournament settings (one dataclass, after fastchess's ``TournamentOptions``), saved beside the
+results so that a run can be resumed and its report rebuilt, and the schedule of games they imply.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import agents
+import engines
+
+__all__ = ["TournamentSettings", "ScheduledGame", "split_agent_list", "parse_game_spec", "derive_seed"]
+
+
+def split_agent_list(text: str) -> list[str]:
+    """Splits a comma-separated list of agent specs whose parameters also use commas.
+
+    A piece with ``=`` and no ``:`` continues the previous agent's parameters; any other piece
+    starts a new agent: ``random,alphabeta:depth=4,mcts:iterations=500,c=2`` is three agents.
+    """
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
+def parse_game_spec(text: str) -> tuple[str, dict[str, str]]:
+    """``kalah`` or ``kalah:pits=5,seeds=3`` -> (name, raw parameters); same syntax as agents."""
+    return agents.parse_spec(text)
+
+
+def derive_seed(*parts: int) -> int:
+    """A 63-bit seed from the tournament seed and a game's coordinates (stable across runs)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of the schedule: who plays which seat, from which start, with which seeds."""
+
+    id: int
+    pairing: tuple[int, int]  # agent indices, in settings order
+    players: tuple[int, int]  # agent index for seat 0 and seat 1
+    game_seed: int  # the start (deal, opening); shared by the two games of a colour-swapped pair
+    agent_seeds: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class TournamentSettings:
+    """Everything that decides a tournament's results (concurrency and the output folder do not).
+
+    ``games`` is per pairing; with ``swap`` (the default) they are played as pairs from the same
+    start (same deal, same random opening) with the seats swapped. ``move_time`` replaces every
+    agent's own budget by that many seconds per move (searches then stop on the clock, which no
+    seed reproduces). ``labels`` name the agents in reports (their specs, numbered if repeated).
+    """
+
+    game: str
+    game_params: dict[str, Any]
+    agents: tuple[str, ...]
+    games: int = 100
+    seed: int = 0
+    move_time: float | None = None
+    swap: bool = True
+    labels: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        if len(self.agents) < 2:
+            raise ValueError("a tournament needs at least two agents, e.g. --agents mcts,alphabeta")
+        if self.games < 1:
+            raise ValueError(f"games per pairing must be at least 1, not {self.games}")
+        if self.swap and self.games % 2:
+            raise ValueError(f"games per pairing must be even to swap seats in pairs, not {self.games} (or use --noswap)")
+        if self.move_time is not None and self.move_time <= 0:
+            raise ValueError(f"move time must be positive, not {self.move_time}")
+        if not self.labels:
+            object.__setattr__(self, "labels", _labels(self.agents))
+
+    # -- validation and construction ----------------------------------------------------------
+
+    @classmethod
+    def create(cls, game: str, agent_specs, **options: Any) -> "TournamentSettings":
+        """Validated settings: ``game`` may carry parameters (``kalah:pits=5``); every agent spec is
+        made once, so a bad one fails here with its message, before anything is played."""
+        name, raw = parse_game_spec(game)
+        extra = options.pop("game_params", {}) or {}
+        made = engines.make(name, **{**raw, **extra})
+        specs = tuple(agent_specs)
+        for spec in specs:
+            agents.make_agent(spec).check_game(made)
+        return cls(game=made.name, game_params=dict(made.params), agents=specs, **options)
+
+    def make_game(self) -> engines.Game:
+        return engines.make(self.game, **self.game_params)
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "TournamentSettings":
+        data = json.loads(text)
+        data["agents"] = tuple(data["agents"])
+        data["labels"] = tuple(data["labels"])
+        return cls(**data)
+
+    def differences(self, other: "TournamentSettings") -> list[str]:
+        """The fields that differ, as ``name: this vs other``."""
+        mine, theirs = asdict(self), asdict(other)
+        return [f"{k}: {mine[k]!r} vs {theirs[k]!r}" for k in mine if mine[k] != theirs[k]]
+
+    def default_out_dir(self) -> str:
+        """``arena-runs/<game>-<agents>-<hash>``: the same settings give the same folder, so that
+        running the same command again resumes the run."""
+        names = "-".join(re.sub(r"[^A-Za-z0-9]+", "", spec.split(":")[0]) for spec in self.agents)
+        digest = hashlib.sha1(self.to_json().encode()).hexdigest()[:8]
+        return os.path.join("arena-runs", f"{self.game}-{names[:60]}-{digest}")
+
+    # -- schedule ------------------------------------------------------------------------------
+
+    def schedule(self) -> list[ScheduledGame]:
+        """Every game of the round robin, in a fixed order (round by round over the pairings)."""
+        pairings = [(i, j) for i in range(len(self.agents)) for j in range(i + 1, len(self.agents))]
+        games = []
+        for k in range(self.games):
+            pair_index, second = divmod(k, 2) if self.swap else (k, 0)
+            for p, (i, j) in enumerate(pairings):
+                players = (j, i) if second else (i, j)
+                game_id = len(games)
+                game_seed = derive_seed(self.seed, p, pair_index)
+                agent_seeds = (derive_seed(self.seed, game_id, 0), derive_seed(self.seed, game_id, 1))
+                games.append(ScheduledGame(game_id, (i, j), players, game_seed, agent_seeds))
+        return games
+
+
+def _labels(specs) -> tuple[str, ...]:
+    seen: dict[str, int] = {}
+    labels = []
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        labels.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return tuple(labels)

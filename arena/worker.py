@@ -1,0 +1,111 @@
+"""Playing the games of a tournament, in worker processes that warm up once."""
+
+from __future__ import annotations
+
+import time
+
+from numba.core import event as numba_event
+
+import agents
+from arena.settings import ScheduledGame, TournamentSettings
+from arena.store import GameResult
+
+__all__ = ["play_scheduled_game", "warm_up_agents", "init_worker", "compilations_since_warm_up"]
+
+
+def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, game=None) -> GameResult:
+    """Plays one game of the schedule with fresh agents seeded for it; the result depends on the
+    settings and the game only (never on the process or the order), so runs are reproducible.
+
+    An agent that fails (an exception, an illegal move) loses the game; the reason is recorded.
+    """
+    game = game or settings.make_game()
+    seats = [
+        agents.make_agent(settings.agents[scheduled.players[seat]], seed=scheduled.agent_seeds[seat])
+        for seat in (0, 1)
+    ]
+    limit = agents.Limit(time=settings.move_time) if settings.move_time else None
+    state = game.new_initial_state(scheduled.game_seed)
+    thinking = [0.0, 0.0]
+    chosen = [0, 0]
+    names: list[str] = []
+    end_reason = "rules"
+    result = None
+    while not state.is_terminal():
+        mover = state.current_player
+        start = time.perf_counter()
+        try:
+            move = seats[mover].select_move(seats[mover].observe(state, mover), limit)
+            text = game.format_move(state, move)
+            state.apply(move)
+        except Exception as error:  # an agent's failure must not stop the tournament
+            end_reason = f"error in seat {mover} ({settings.agents[scheduled.players[mover]]}): {error}"
+            result = -1.0 if mover == 0 else 1.0
+            break
+        finally:
+            thinking[mover] += time.perf_counter() - start
+            chosen[mover] += 1
+        names.append(text)
+    if result is None:
+        result = state.outcome()
+    return GameResult(
+        id=scheduled.id,
+        player0=settings.labels[scheduled.players[0]],
+        player1=settings.labels[scheduled.players[1]],
+        spec0=settings.agents[scheduled.players[0]],
+        spec1=settings.agents[scheduled.players[1]],
+        game_seed=scheduled.game_seed,
+        seed0=scheduled.agent_seeds[0],
+        seed1=scheduled.agent_seeds[1],
+        moves=names,
+        result=float(result),
+        score=state.score(),
+        plies=len(names),
+        time0=thinking[0],
+        time1=thinking[1],
+        moves0=chosen[0],
+        moves1=chosen[1],
+        end_reason=end_reason,
+    )
+
+
+def warm_up_agents(settings: TournamentSettings, game) -> None:
+    """Compiles (or loads) every agent's kernels for the game. An agent that fails here fails
+    again in its games, where the failure is recorded as a loss; so it does not stop the run."""
+    for spec in dict.fromkeys(settings.agents):
+        try:
+            agents.make_agent(spec).warm_up(game)
+        except Exception:
+            pass
+
+
+class _CompileCounter(numba_event.Listener):
+    """Counts numba compilations, to check that a warmed-up worker compiles nothing more."""
+
+    count = 0
+
+    def on_start(self, event):
+        _CompileCounter.count += 1
+
+    def on_end(self, event):
+        pass
+
+
+_WORKER: dict = {}
+
+
+def init_worker(settings_json: str) -> None:
+    """Process-pool initializer: builds the game and compiles (or loads from cache) every agent's
+    kernels once, before any game's clock runs; from then on counts compilations (expected: 0)."""
+    settings = TournamentSettings.from_json(settings_json)
+    game = settings.make_game()
+    warm_up_agents(settings, game)
+    _WORKER["settings"] = settings
+    _WORKER["game"] = game
+    numba_event.register("numba:compile", _CompileCounter())
+
+
+def compilations_since_warm_up() -> int:
+    """Kernels compiled in this worker after its warm-up (by the games)."""
+    return _CompileCounter.count
+

@@ -1,0 +1,452 @@
+"""Konane: the Hawaiian jumping game, text 003's capture-scored game and the classic one.
+
+=============  ===================================================================================
+Rules          ``shared/rules/RULES.md`` (Konane) and text 003. A ``size`` x ``size`` board full of
+               stones in a checkerboard, black on the top-left point, opened by removing one black
+               and one white stone. A move jumps one stone orthogonally over an adjacent opponent
+               stone into the empty point beyond, capturing it; the same stone may go on jumping
+               and may stop after any jump. A player without a jump passes; the game ends when
+               neither player can jump.
+Players        Black (player 0, moves first) and White (player 1).
+Moves          ``c3-c5`` (a jump), ``c3-c5-c7`` or ``c3-c7`` (a double jump: every landing point,
+               or only the start, the turning points and the end), ``pass``, and in the classic
+               opening ``xd4`` (also ``remove d4``, or ``d4``) to remove a stone. Columns a.. from
+               the left, rows 1.. from the bottom, as drawn by ``render``. Ids: see
+               ``engines.konane.kernels``; ``game.legal_move_list(state)`` lists the legal moves
+               for a person, by stone.
+Returns        by captures (text 003): 1 / 0 / -1 by stones captured, ``score`` is black's captures
+               minus white's; or under normal play (classic) -1 for the player who cannot jump on
+               their turn (``score`` still the capture difference).
+Presets        ``konane`` (text 003: 6x6, random opening, capture scoring) and ``konane-classic``
+               (the traditional opening as moves of the game, the last player to move wins).
+Parameters     ``size`` 4..8 (6); ``turning_jumps`` (False): a multi-jump may change direction;
+               ``scoring`` ``"captures"`` | ``"last-move"``; ``opening`` ``"random"`` (any black and
+               any white stone, drawn from the game's seed) | ``"random-adjacent"`` (a random
+               adjacent pair) | ``"classic"`` (black removes a corner or centre stone, then white
+               one next to the gap, as moves).
+=============  ===================================================================================
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+
+import numpy as np
+
+from engines import contract
+from engines._jit import rng_from_seed
+from engines.game import Game, IllegalMoveError, Param, State
+from engines.konane import kernels
+from engines.style import Style
+
+contract.register(kernels)
+
+_FILES = "abcdefgh"
+_BLACK_SIGNS = frozenset("bBx●⚫")
+_WHITE_SIGNS = frozenset("wWo○⚪")
+_EMPTY_SIGNS = frozenset(".-_·+")
+_SQUARE = re.compile(r"([a-z])(\d+)$")
+_OPENINGS = {
+    "random": kernels.OPENING_RANDOM,
+    "random-adjacent": kernels.OPENING_RANDOM_ADJACENT,
+    "classic": kernels.OPENING_CLASSIC,
+}
+_SCORINGS = {"captures": kernels.SCORING_CAPTURES, "last-move": kernels.SCORING_LAST_MOVE}
+
+
+def square_name(sq: int) -> str:
+    """``a1`` for square 0 (the kernels' ``8 * row + col``)."""
+    return f"{_FILES[sq & 7]}{(sq >> 3) + 1}"
+
+
+def move_path(move: int) -> list[int]:
+    """The squares a jump move visits, start first: ``[from, landing 1, landing 2, ...]``.
+
+    Only for jump ids (not PASS or removals); a turn code 3 (straight back) is followed as written.
+    """
+    at = move & 63
+    d = (move >> 6) & 3
+    path = [at]
+    for j in range(((move >> 8) & 31) + 1):
+        if j:
+            code = (move >> (kernels.TURN_SHIFT + 2 * (j - 1))) & 3
+            d = (d + (code ^ (code >> 1))) & 3
+        at += 2 * int(kernels.DELTA[d])
+        path.append(at)
+    return path
+
+
+def path_move(path: list[int]) -> int:
+    """The id of the jump move through ``path`` (squares, each two points from the one before,
+    orthogonally; at most ``MAX_JUMPS`` jumps)."""
+    directions = [[1, 8, -1, -8].index((b - a) // 2) for a, b in zip(path, path[1:])]
+    move = path[0] | directions[0] << 6 | (len(directions) - 1) << 8
+    for j in range(1, len(directions)):
+        turn = (directions[j] - directions[j - 1]) & 3
+        move |= (turn ^ (turn >> 1)) << (kernels.TURN_SHIFT + 2 * (j - 1))
+    return move
+
+
+def is_jump_id(move: int) -> bool:
+    """True for ids that name a jump path (whether or not it is legal anywhere)."""
+    if not 0 <= move < kernels.MOVE_BOUND:
+        return False
+    if move < kernels.JUMP_IDS:
+        return True
+    jumps = ((move >> 8) & 31) + 1
+    turns = move >> kernels.TURN_SHIFT
+    # Turn codes beyond the last jump must be zero, and a path with a turn has one.
+    return move >= 1 << kernels.TURN_SHIFT and 2 <= jumps <= kernels.MAX_JUMPS and turns < 1 << (2 * (jumps - 1))
+
+
+class Konane(Game):
+    family = "konane"
+    summary = "Hawaiian checkers: jump and capture orthogonally, multi-jumps; last move or most captures wins"
+    kernels = kernels
+    random_start = True
+    player_names = ("Black", "White")
+    PARAMS = (
+        Param("size", 6, "the board is size x size points", low=kernels.MIN_SIZE, high=kernels.MAX_SIZE),
+        Param(
+            "turning_jumps",
+            False,
+            "a multi-jump may change direction between jumps (default: every jump keeps the first one's direction)",
+        ),
+        Param(
+            "scoring",
+            "captures",
+            "'captures': a point per captured stone, more points wins (text 003); "
+            "'last-move': normal play, who cannot jump on their turn loses, no passes",
+            choices=tuple(_SCORINGS),
+        ),
+        Param(
+            "opening",
+            "random",
+            "'random': one black and one white stone removed at random, any stones (text 003); "
+            "'random-adjacent': a random adjacent pair; 'classic': the players remove them as moves",
+            choices=tuple(_OPENINGS),
+        ),
+    )
+    PRESETS = {
+        "konane": {},
+        "konane-classic": {"opening": "classic", "scoring": "last-move"},
+    }
+    HELP = """\
+A move jumps one of your stones over an adjacent opponent stone (left, right, up or down, never
+diagonally) into the empty point just beyond, capturing it. The same stone may jump again and may
+stop after any jump. Write a move as its start and landing points, e.g. c3-c5 or c3-c5-c7 (c3-c7
+for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
+
+    def _init_record(self, record, seed):
+        p = self.params
+        kernels.init_state(
+            record,
+            p["size"],
+            int(p["turning_jumps"]),
+            _SCORINGS[p["scoring"]],
+            _OPENINGS[p["opening"]],
+            rng_from_seed(0 if seed is None else seed),
+        )
+
+    def new_initial_state(self, seed: int | None = None) -> State:
+        """The start position. A random opening is drawn from ``seed``; with ``seed=None`` a fresh
+        seed is drawn (and kept in ``state.seed``, so the game's record replays).
+
+        Example:
+            >>> import engines
+            >>> state = engines.make("konane-classic", size=4).new_initial_state()
+            >>> state.legal_move_names()     # black removes a corner or centre stone
+            ['xd1', 'xc2', 'xb3', 'xa4']
+        """
+        if seed is None and self.params["opening"] != "classic":
+            seed = int.from_bytes(os.urandom(4), "little")
+        return super().new_initial_state(seed)
+
+    def position(self, board: str, to_move: str | int = "black", captures=(0, 0)) -> State:
+        """A set-up position (the game in play, past the opening) from a drawing of the board.
+
+        Args:
+            board: ``size`` rows of ``size`` points, the top row first as ``render`` draws them:
+                ``B`` (or ``x``, ``●``) black, ``W`` (or ``o``, ``○``) white, ``.`` empty;
+                spaces are ignored. Each stone must stand on its own colour of point (black on
+                the top-left point's colour), since stones never leave it.
+            to_move: ``"black"`` / ``"white"`` or 0 / 1.
+            captures: stones captured so far by black and by white.
+
+        Example:
+            >>> import engines
+            >>> game = engines.make("konane", size=4)
+            >>> state = game.position('''
+            ...     B W . .
+            ...     . . . .
+            ...     . . . .
+            ...     . . . .''')
+            >>> state.legal_move_names()
+            ['a4-c4']
+        """
+        size = self.params["size"]
+        rows = [row.replace(" ", "") for row in board.strip().splitlines()]
+        if len(rows) != size or any(len(row) != size for row in rows):
+            raise ValueError(f"the board must have {size} rows of {size} points, got {[len(r) for r in rows]}")
+        stones = [0, 0]
+        black_squares = int(kernels.BB_BLACK_SQUARES[size])
+        for i, row in enumerate(rows):
+            for col, sign in enumerate(row):
+                sq = 8 * (size - 1 - i) + col
+                if sign in _EMPTY_SIGNS:
+                    continue
+                if sign not in _BLACK_SIGNS and sign not in _WHITE_SIGNS:
+                    raise ValueError(f"{square_name(sq)}: {sign!r} is not a point: write B, W or .")
+                colour = 0 if sign in _BLACK_SIGNS else 1
+                if bool(black_squares >> sq & 1) != (colour == 0):
+                    raise ValueError(
+                        f"{square_name(sq)} is a {'white' if colour == 0 else 'black'} point: "
+                        f"{self.player_names[colour].lower()} stones stand only on their own colour"
+                    )
+                stones[colour] |= 1 << sq
+        players = {"black": 0, "white": 1, 0: 0, 1: 1}
+        if to_move not in players:
+            raise ValueError(f"to_move must be 'black', 'white', 0 or 1, not {to_move!r}")
+        if len(captures) != 2 or not all(isinstance(c, (int, np.integer)) and 0 <= c <= 32 for c in captures):
+            raise ValueError(f"captures must be two counts from 0 to 32, not {captures!r}")
+        buf = np.zeros(1, kernels.STATE_DTYPE)
+        record = buf[0]
+        self._init_record(record, 0)
+        record["stones"][:] = stones
+        record["captures"][:] = captures
+        record["to_move"] = players[to_move]
+        record["phase"] = kernels.PHASE_PLAY
+        record["terminal"] = 0
+        kernels.settle(record)
+        return State(self, buf, None, custom_start=True)
+
+    # -- notation ------------------------------------------------------------------------------
+
+    def format_move(self, state, move):
+        if move == kernels.PASS:
+            return "pass"
+        if kernels.REMOVE_BASE <= move < kernels.PASS:
+            return "x" + square_name(move - kernels.REMOVE_BASE)
+        return "-".join(square_name(sq) for sq in move_path(move))
+
+    def _square(self, word: str) -> int:
+        size = self.params["size"]
+        match = _SQUARE.match(word)
+        last = f"{_FILES[size - 1]}{size}"
+        if not match:
+            raise ValueError(
+                f"{word!r} is not a point: write a column a-{_FILES[size - 1]} and a row 1-{size}, e.g. c3"
+            )
+        col, row = _FILES.find(match[1]), int(match[2]) - 1
+        if not (0 <= col < size and 0 <= row < size):
+            raise ValueError(f"{word} is not a point of the {size}x{size} board (a1 to {last})")
+        return 8 * row + col
+
+    def parse_move(self, state, text):
+        """Reads ``c3-c5-c7``, ``c3-c7``, ``pass``, ``xd4`` / ``remove d4`` / ``d4``.
+
+        A path lists the start, then landing points; a straight run may be written by its ends
+        only (``c3-c7`` is ``c3-c5-c7``), so with ``turning_jumps`` write every turning point.
+
+        Raises:
+            IllegalMoveError: the path is not made of jumps (a diagonal, one point, an odd distance).
+            ValueError: the text is not a move.
+        """
+        word = text.strip().lower()
+        if word == "pass":
+            return kernels.PASS
+        removal = re.fullmatch(r"(x|remove\s*)?([a-z]\d+)", word)
+        if removal:
+            if removal[1] is None and state.data["phase"] == kernels.PHASE_PLAY:
+                raise ValueError(f"{text.strip()!r}: write a jump as its start and landing points, e.g. c3-c5")
+            return kernels.REMOVE_BASE + self._square(removal[2])
+        parts = re.split(r"\s*-\s*", word)
+        if len(parts) < 2 or not all(parts):
+            raise ValueError(
+                f"{text.strip()!r} is not a move: write a jump as c3-c5 (c3-c5-c7 for more), "
+                "'pass', or in the classic opening xd4"
+            )
+        points = [self._square(p) for p in parts]
+        path = [points[0]]
+        for a, b in zip(points, points[1:]):
+            dr, dc = (b >> 3) - (a >> 3), (b & 7) - (a & 7)
+            where = f"{square_name(a)}-{square_name(b)}"
+            if dr and dc:
+                raise IllegalMoveError(f"{where} is diagonal: stones jump only orthogonally (along a row or a column)")
+            distance = abs(dr + dc)
+            if distance == 0:
+                raise IllegalMoveError(f"{where} does not move: each jump lands two points away")
+            if distance % 2:
+                raise IllegalMoveError(
+                    f"{where} is {distance} point{'s' if distance > 1 else ''} long: a jump goes over the "
+                    "adjacent stone to the point just beyond it (two points away)"
+                )
+            step = (b - a) // distance
+            path.extend(a + 2 * step * i for i in range(1, distance // 2 + 1))
+        if len(path) - 1 > kernels.MAX_JUMPS:
+            raise IllegalMoveError(
+                f"{text.strip()!r} has {len(path) - 1} jumps; no move has more than {kernels.MAX_JUMPS}"
+            )
+        return path_move(path)
+
+    def legal_move_list(self, state) -> list[str]:
+        """The legal moves for a person: by stone (start point a1, b1, ... then a2, ...), shorter
+        paths first. ``state.legal_move_names()`` gives the same moves in the engine's order."""
+
+        def key(move):
+            path = move_path(move) if is_jump_id(move) else [move]  # removals by point, or a pass
+            return (path[0], len(path), path)
+
+        return [self.format_move(state, m) for m in sorted(state.legal_moves(), key=key)]
+
+    # -- explanations --------------------------------------------------------------------------
+
+    def explain_illegal(self, state, move):
+        name = self.player_names
+        if state.is_terminal():
+            return "the game is over"
+        data = state.data
+        me = int(data["to_move"])
+        size = self.params["size"]
+        moves = self.legal_move_list(state)
+        legal = ", ".join(moves[:12]) + (f", ... ({len(moves)} in all)" if len(moves) > 12 else "")
+        phase = int(data["phase"])
+        if phase != kernels.PHASE_PLAY:
+            if not kernels.REMOVE_BASE <= move < kernels.PASS:
+                what = (
+                    "black removes one of its stones at a corner or the centre"
+                    if phase == kernels.PHASE_BLACK_REMOVES
+                    else "white removes one of its stones next to the gap"
+                )
+                return f"the classic opening comes first: {what} (write it like xd4; legal: {legal})"
+            sq = move - kernels.REMOVE_BASE
+            if not self._on_board(sq):
+                return f"square {sq} is not on the {size}x{size} board; legal: {legal}"
+            where = square_name(sq)
+            if not int(data["stones"][me]) >> sq & 1:
+                return f"{where} holds no {name[me].lower()} stone: you remove one of your own stones; legal: {legal}"
+            if phase == kernels.PHASE_BLACK_REMOVES:
+                return f"{where} is neither a corner nor a centre point: black opens there; legal: {legal}"
+            return f"{where} is not next to the gap black made: white removes a stone adjacent to it; legal: {legal}"
+        if move == kernels.PASS:
+            if self.params["scoring"] == "last-move":
+                return f"there is no passing under normal play (scoring='last-move'); legal: {legal}"
+            return f"you may pass only when you have no jump, and you have one: {legal}"
+        if kernels.REMOVE_BASE <= move < kernels.PASS:
+            return f"stones are removed only in the classic opening; legal: {legal}"
+        if not is_jump_id(move):
+            return f"{move} is not a Konane move id (see engines.konane.kernels); legal: {legal}"
+        return self._explain_jump(state, move_path(move), legal)
+
+    def _on_board(self, sq: int) -> bool:
+        size = self.params["size"]
+        return 0 <= sq < 64 and (sq & 7) < size and (sq >> 3) < size
+
+    def _explain_jump(self, state, path, legal):
+        data = state.data
+        me = int(data["to_move"])
+        own, opp = int(data["stones"][me]), int(data["stones"][1 - me])
+        size = self.params["size"]
+        start = path[0]
+        mine = self.player_names[me].lower()
+        if not self._on_board(start):
+            return f"{square_name(start)} is not a point of the {size}x{size} board; legal: {legal}"
+        if not own >> start & 1:
+            if not opp >> start & 1:
+                return f"{square_name(start)} holds no stone: move one of your ({mine}) stones; legal: {legal}"
+            theirs = self.player_names[1 - me].lower()
+            mid = (path[0] + path[1]) // 2
+            if own >> mid & 1:
+                return (
+                    f"{square_name(start)} holds a {theirs} stone, not yours, and {square_name(mid)} is your own "
+                    f"stone: a stone jumps only over an opponent stone; legal: {legal}"
+                )
+            return (
+                f"{square_name(start)} holds a {theirs} stone, not yours: move one of your ({mine}) stones; "
+                f"legal: {legal}"
+            )
+        own &= ~(1 << start)
+        previous = None
+        for a, b in zip(path, path[1:]):
+            d = (b - a) // 2
+            if not self._on_board(b) or abs((b & 7) - (a & 7)) > 2:
+                heading = {1: "east", 8: "north", -1: "west", -8: "south"}[d]
+                return f"the jump {heading} from {square_name(a)} leaves the {size}x{size} board; legal: {legal}"
+            where = f"{square_name(a)}-{square_name(b)}"
+            if previous is not None and d != previous:
+                if d == -previous:
+                    return (
+                        f"{where} jumps straight back over the point just emptied: a jump needs a stone to "
+                        f"jump; legal: {legal}"
+                    )
+                if not self.params["turning_jumps"]:
+                    return (
+                        f"{where} changes direction: every jump of a move keeps the first jump's direction "
+                        f"(turning_jumps=False); legal: {legal}"
+                    )
+            mid = (a + b) // 2
+            if not opp >> mid & 1:
+                return f"{where} has no stone on {square_name(mid)} to jump over; legal: {legal}"
+            if (own | opp) >> b & 1:
+                return (
+                    f"{where} lands on {square_name(b)}, which is occupied: a jump lands on an empty point; "
+                    f"legal: {legal}"
+                )
+            opp &= ~(1 << mid)
+            previous = d
+        return f"{'-'.join(square_name(sq) for sq in path)} is not legal here; legal: {legal}"
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def render(self, state, *, color=False, unicode=False):
+        """The board, top row first, with its coordinates, the captures and who moves. Stones are
+        ``B`` / ``W`` in ASCII (as text 003 draws them, and as ``position`` reads them back),
+        discs in Unicode."""
+        style = Style(color, unicode)
+        data = state.data
+        size = self.params["size"]
+        stones = [int(data["stones"][0]), int(data["stones"][1])]
+        signs = [style.piece(p) if unicode else style.player(p, "BW"[p], bold=True) for p in (0, 1)]
+        empty = style.empty_point()
+        files = "   " + " ".join(_FILES[:size])
+        lines = [files]
+        for row in range(size - 1, -1, -1):
+            cells = []
+            for col in range(size):
+                sq = 8 * row + col
+                cells.append(signs[0] if stones[0] >> sq & 1 else signs[1] if stones[1] >> sq & 1 else empty)
+            lines.append(f"{row + 1:>2} " + " ".join(cells) + f" {row + 1}")
+        lines.append(files)
+        captured = f"captured: Black {int(data['captures'][0])}, White {int(data['captures'][1])}; "
+        if state.is_terminal():
+            lines.append(captured + style.bold(self.result_text(state)))
+        else:
+            mover = state.current_player
+            doing = "to remove a stone" if data["phase"] != kernels.PHASE_PLAY else "to move"
+            lines.append(captured + style.player(mover, f"{self.player_names[mover]} {doing}", bold=True))
+        return "\n".join(lines)
+
+    def help_text(self):
+        p = self.params
+        rules = [
+            "A multi-jump may change direction between jumps."
+            if p["turning_jumps"]
+            else "Every jump of a multi-jump keeps the first jump's direction.",
+            "Opening: Black first removes one of its stones at a corner or the centre (xd4), then "
+            "White one of its stones next to that gap."
+            if p["opening"] == "classic"
+            else "One black and one white stone were removed at random before the game.",
+            "A player with no jump passes (type pass); the game ends when neither can jump. One "
+            "point per captured stone: most points wins."
+            if p["scoring"] == "captures"
+            else "There is no passing: the player who cannot jump on their turn loses.",
+        ]
+        return self.HELP + "\n" + textwrap.fill(" ".join(rules), width=98)
+
+    def result_text(self, state):
+        if state.outcome() is None or self.params["scoring"] == "captures":
+            return super().result_text(state)
+        loser = state.current_player
+        return f"{self.player_names[1 - loser]} wins: {self.player_names[loser]} cannot move"

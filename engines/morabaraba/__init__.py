@@ -1,0 +1,443 @@
+"""Morabaraba: the Generally Accepted Rules 12-cow game (text 000), its 9-cow form (text 002) and
+nine men's morris.
+
+=============  ===================================================================================
+Rules          ``shared/rules/RULES.md`` (Morabaraba), texts 000 and 002. 24 points on three
+               squares joined at their midpoints (and corners, with ``diagonals``). Players place
+               their ``cows`` one by one, then slide them to adjacent empty points; a player with
+               three cows and none in hand flies to any empty point. Forming one or more mills
+               (three own cows on a line) shoots one opponent cow, taken from outside mills
+               unless all stand in mills.
+Players        White (player 0, places first) and Black (player 1).
+Moves          one id = (from or placement, to, shot or none); written with the points named as on
+               the drawn board (columns a-g, rows 1-7): ``d6`` places, ``a7-d7`` slides or flies,
+               ``a7-d7xg7`` and ``d6xg1`` also shoot the cow on g7 / g1.
+Returns        the player to move loses with two cows left (cows in hand count) or no legal move;
+               draws by the three-cow rule, the no-shot rule and the ply cap (see parameters).
+               ``score`` is White's cows minus Black's (board and hand).
+Presets        ``morabaraba`` (text 000, 12 cows, diagonals), ``morabaraba-9`` (text 002: 9 cows,
+               ``no_immediate_remill``), ``nine-mens-morris`` (9 men, no diagonals, no three-cow or
+               no-shot rule, draw at 200 plies).
+Parameters     ``cows`` 3..12 (12), ``diagonals`` (True), ``flying`` (True),
+               ``no_immediate_remill`` (False), ``full_board`` ``"loss"`` | ``"draw"``,
+               ``three_cow_draw_plies`` (10), ``no_shot_draw_plies`` (50), ``max_plies`` (none).
+=============  ===================================================================================
+
+The ``no_immediate_remill`` rule of text 002 ("a mill which is broken to form a new mill can't be
+formed again on the next move") is read as: when a slide or flight takes a cow out of one or more
+mills and forms a mill, those broken mills do not count if the same player forms them again with
+its very next move (the move is allowed, it just shoots nothing unless it also forms another
+mill). Simply breaking a mill and remaking it ("shuffling back and forth") still shoots each time,
+as both texts say.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+import numpy as np
+
+from engines import contract
+from engines.game import Game, IllegalMoveError, Param, State, VariantError
+from engines.morabaraba import board, kernels
+from engines.morabaraba.board import POINT_NAMES, POINT_OF, mill_name
+
+contract.register(kernels)
+
+_MOVE_RE = re.compile(r"^([a-z]\d)(?:[-:]?([a-z]\d))?(?:[x*×]([a-z]\d))?$")
+_ANY_SQUARE = re.compile(r"[a-z]\d")
+_COLOURS = ("W", "B")
+_UNICODE_COWS = ("\u25cb", "\u25cf")  # white and black circles
+_ANSI = ("\x1b[1;97m", "\x1b[1;31m", "\x1b[0m")  # White, Black, reset
+
+
+def decode(move: int) -> tuple[int, int, int]:
+    """``(frm, to, shot)`` of a move id (``frm`` PLACE for a placement, ``shot`` NO_SHOT if none)."""
+    return move >> 10, (move >> 5) & 31, move & 31
+
+
+def encode(frm: int, to: int, shot: int = kernels.NO_SHOT) -> int:
+    return frm * 1024 + to * 32 + shot
+
+
+def _points(bits: int) -> list[int]:
+    return [p for p in range(board.N_POINTS) if bits >> p & 1]
+
+
+def _names(points: Iterable[int]) -> str:
+    return " ".join(POINT_NAMES[p] for p in points)
+
+
+def _mill_names(mills: int) -> str:
+    """The mills of a bitmask (bit m: mill m of ``board.LINES``), e.g. ``a4-b4-c4, c5-c4-c3``."""
+    return ", ".join(mill_name(m) for m in range(board.N_MILLS) if mills >> m & 1)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+class Morabaraba(Game):
+    family = "morabaraba"
+    summary = "mill game on 24 points: place, slide, fly with three, shoot from a mill"
+    kernels = kernels
+    player_names = ("White", "Black")
+    PARAMS = (
+        Param("cows", 12, "cows per player", low=3, high=12),
+        Param("diagonals", True, "the four diagonal lines exist (as lines to move along and as mills)"),
+        Param("flying", True, "a player with three cows and none in hand moves to any empty point"),
+        Param(
+            "no_immediate_remill",
+            False,
+            "text 002: mills broken by a move that forms a mill do not count on the mover's next move",
+        ),
+        Param(
+            "full_board",
+            "loss",
+            "a full board after placing (the player to move cannot move): 'loss' for that player "
+            "(the blocked-player rule) or 'draw'",
+            choices=("loss", "draw"),
+        ),
+        Param(
+            "three_cow_draw_plies",
+            10,
+            "draw after this many plies without a shot while either player has three cows (text 000)",
+            low=1,
+            high=1000,
+            allow_none=True,
+        ),
+        Param(
+            "no_shot_draw_plies",
+            50,
+            "draw after this many consecutive plies of moving (not placing) without a shot",
+            low=1,
+            high=1000,
+            allow_none=True,
+        ),
+        Param(
+            "max_plies",
+            None,
+            "draw when this many plies have been played (a shot is part of its ply)",
+            low=1,
+            high=10000,
+            allow_none=True,
+            kind=int,
+        ),
+    )
+    PRESETS = {
+        "morabaraba": {},
+        "morabaraba-9": {"cows": 9, "no_immediate_remill": True},
+        "nine-mens-morris": {
+            "cows": 9,
+            "diagonals": False,
+            "three_cow_draw_plies": None,
+            "no_shot_draw_plies": None,
+            "max_plies": 200,
+        },
+    }
+
+    def _check_params(self):
+        p = self.params
+        if p["no_shot_draw_plies"] is None and p["max_plies"] is None:
+            raise VariantError(
+                f"{self.name}: with no_shot_draw_plies=None a game could go on for ever; set max_plies"
+            )
+
+    def _init_record(self, record, seed):
+        p = self.params
+        kernels.init_state(
+            record,
+            p["cows"],
+            int(p["diagonals"]),
+            int(p["flying"]),
+            int(p["no_immediate_remill"]),
+            int(p["full_board"] == "draw"),
+            p["three_cow_draw_plies"] or 0,
+            p["no_shot_draw_plies"] or 0,
+            p["max_plies"] or 0,
+        )
+
+    # -- set-up positions ------------------------------------------------------------------------
+
+    def position(
+        self,
+        white: str | Iterable[str] = (),
+        black: str | Iterable[str] = (),
+        in_hand: tuple[int, int] = (0, 0),
+        to_move: int = 0,
+        *,
+        blocked: tuple[Iterable[str], Iterable[str]] = ((), ()),
+        no_shot_plies: int = 0,
+        three_cow_plies: int = 0,
+        plies: int = 0,
+    ) -> State:
+        """A set-up position: the points of White's and Black's cows (names, as a list or a string
+        like ``"a7 d7 g7"``), the cows in hand, the player to move (0 White, 1 Black), the mills
+        each player may not count on its next move (``no_immediate_remill``, e.g. ``["a7-d7-g7"]``)
+        and the draw counters.
+
+        Raises:
+            ValueError: an unknown or doubly used point, or more cows than the variant has.
+
+        Example:
+            >>> import engines
+            >>> game = engines.make("morabaraba")
+            >>> state = game.position(white="a4 b4 c3 g7", black="a7 b6 c5 a1")
+            >>> state.parse_move("c3-c4")
+            Traceback (most recent call last):
+            ...
+            engines.game.IllegalMoveError: this move forms a mill (a4-b4-c4): name the cow to shoot, e.g. c3-c4xa1
+            >>> state.apply("c3-c4xa1")   # a7, b6 and c5 stand in a mill: a1 is the only target
+            15733
+            >>> game.stage(state, 1)        # Black is down to three cows
+            'flying'
+        """
+        cows = self.params["cows"]
+        sides = []
+        for colour, points in (("white", white), ("black", black)):
+            names = points.replace(",", " ").split() if isinstance(points, str) else list(points)
+            pts = [self._point(str(n), f" ({colour})") for n in names]
+            if len(set(pts)) != len(pts):
+                raise ValueError(f"{colour} lists a point twice: {names}")
+            sides.append(pts)
+        if set(sides[0]) & set(sides[1]):
+            raise ValueError(f"a point holds two cows: {_names(sorted(set(sides[0]) & set(sides[1])))}")
+        if len(in_hand) != 2 or any(not isinstance(n, (int, np.integer)) or n < 0 for n in in_hand):
+            raise ValueError(f"in_hand must be two counts >= 0, got {in_hand!r}")
+        for p in (0, 1):
+            total = len(sides[p]) + in_hand[p]
+            if total > cows:
+                raise ValueError(f"{self.player_names[p]} has {total} cows; this variant has {cows}")
+            if total < 3:
+                raise ValueError(f"{self.player_names[p]} has {total} cows: with two the game is already lost")
+        if to_move not in (0, 1):
+            raise ValueError(f"to_move must be 0 (White) or 1 (Black), not {to_move!r}")
+        counters = {"no_shot_plies": no_shot_plies, "three_cow_plies": three_cow_plies, "plies": plies}
+        for key, value in counters.items():
+            if not isinstance(value, (int, np.integer)) or not 0 <= value <= 10000:
+                raise ValueError(f"{key} must be an integer from 0 to 10000, not {value!r}")
+        buf = np.zeros(1, kernels.STATE_DTYPE)
+        record = buf[0]
+        self._init_record(record, None)
+        for p in (0, 1):
+            record["cows"][p] = sum(1 << q for q in sides[p])
+            record["in_hand"][p] = in_hand[p]
+            record["blocked"][p] = sum(1 << self._mill(m) for m in blocked[p])
+        record["to_move"] = to_move
+        record["no_shot"] = no_shot_plies
+        record["three_cow"] = three_cow_plies
+        record["plies"] = plies
+        kernels.settle(record)
+        return State(self, buf, None, custom_start=True)
+
+    def _point(self, text: str, where: str = "") -> int:
+        name = text.strip().lower()
+        if name not in POINT_OF:
+            raise ValueError(f"{text.strip()} is not a point of the board{where}; points: {_names(range(24))}")
+        return POINT_OF[name]
+
+    def _mill(self, text: str) -> int:
+        points = sorted(self._point(n) for n in re.split(r"[-\s,]+", text.strip()))
+        for m, line in enumerate(board.lines_of(self.params["diagonals"])):
+            if sorted(line) == points:
+                return m
+        raise ValueError(f"{text!r} is not a mill of this board")
+
+    # -- notation --------------------------------------------------------------------------------
+
+    def format_move(self, state, move):
+        frm, to, shot = decode(move)
+        text = POINT_NAMES[to] if frm == kernels.PLACE else f"{POINT_NAMES[frm]}-{POINT_NAMES[to]}"
+        return text if shot == kernels.NO_SHOT else f"{text}x{POINT_NAMES[shot]}"
+
+    def parse_move(self, state, text):
+        word = re.sub(r"\s+", "", str(text).lower())
+        match = _MOVE_RE.match(word)
+        if match is None:
+            for square in _ANY_SQUARE.findall(word):
+                self._point(square)
+            raise ValueError(
+                f"{str(text).strip()!r} is not a move: write d6 to place a cow, a7-d7 to slide or "
+                "fly one, and add the cow to shoot after an x when the move forms a mill (a7-d7xg7)"
+            )
+        first, second, target = (self._point(g) if g else None for g in match.groups())
+        frm, to = (kernels.PLACE, first) if second is None else (first, second)
+        move = encode(frm, to, kernels.NO_SHOT if target is None else target)
+        why = self._why_illegal(state, frm, to, kernels.NO_SHOT if target is None else target)
+        if why is not None:
+            raise IllegalMoveError(why)
+        return move
+
+    def explain_illegal(self, state, move):
+        if not isinstance(move, (int, np.integer)) or not 0 <= move < kernels.MOVE_BOUND:
+            return f"move {move} is not a move id of this game (ids are 0 to {kernels.MOVE_BOUND - 1})"
+        frm, to, shot = decode(int(move))
+        if frm > kernels.PLACE or to >= board.N_POINTS or shot > kernels.NO_SHOT:
+            return (
+                f"move {move} is not a move id of this game: it encodes from {frm}, to {to}, shot {shot} "
+                f"(from 0-23 or 24 to place, to 0-23, shot 0-23 or 24 for none)"
+            )
+        why = self._why_illegal(state, frm, to, shot)
+        if why is None:  # the checks below and the kernels disagree: a bug, say so plainly
+            return f"{self.format_move(state, move)} is not legal here"
+        return why
+
+    def _why_illegal(self, state, frm, to, shot) -> str | None:
+        """Which rule ``(frm, to, shot)`` breaks in ``state``, or None if it is legal."""
+        if state.is_terminal():
+            return f"the game is over: {self.result_text(state)}"
+        s = state.data
+        me = int(s["to_move"])
+        who, other = self.player_names[me], self.player_names[1 - me]
+        own, opp = int(s["cows"][me]), int(s["cows"][1 - me])
+        hand = int(s["in_hand"][me])
+        d = int(s["diagonals"])
+        name = POINT_NAMES
+        if frm == kernels.PLACE:
+            if hand == 0:
+                return f"{who} has no cows in hand: move a cow along a line, e.g. {self._example(state)}"
+        else:
+            if hand > 0:
+                return (
+                    f"{who} still has {_plural(hand, 'cow')} in hand: place one on an empty point "
+                    f"(e.g. {self._example(state)}) before moving"
+                )
+            if not own >> frm & 1:
+                holder = "empty" if not opp >> frm & 1 else f"a {other} cow"
+                return f"{name[frm]} is {holder}: move one of {who}'s cows"
+            if frm == to:
+                return f"{name[frm]}-{name[to]} does not move the cow"
+        if (own | opp) >> to & 1:
+            return f"{name[to]} is occupied"
+        flying = bool(kernels.is_flying(s, me))
+        if frm != kernels.PLACE and not flying and not int(board.NEIGHBOUR_MASKS[d, frm]) >> to & 1:
+            why = (
+                "flying is off in this variant"
+                if not s["flying"]
+                else f"you fly only with three cows; {who} has {own.bit_count()}"
+            )
+            return f"{name[frm]} and {name[to]} are not adjacent ({why})"
+        rest = own & ~(1 << frm) if frm != kernels.PLACE else own
+        formed = int(kernels.mills_formed(d, np.uint64(rest), to))
+        counting = formed & ~int(s["blocked"][me])
+        if counting and opp:
+            targets = int(kernels.shootable(d, np.uint64(opp)))
+            mills = _mill_names(counting)
+            written = self.format_move(state, encode(frm, to))
+            if shot == kernels.NO_SHOT:
+                example = f"{written}x{name[_points(targets)[0]]}"
+                return f"this move forms a mill ({mills}): name the cow to shoot, e.g. {example}"
+            if not opp >> shot & 1:
+                holder = "empty" if not own >> shot & 1 else f"{who}'s own cow"
+                return f"{name[shot]} is {holder}: shoot one of {other}'s cows ({_names(_points(targets))})"
+            if not targets >> shot & 1:
+                return (
+                    f"{name[shot]} is in a mill and {other} has cows outside mills: "
+                    f"shoot one of {_names(_points(targets))}"
+                )
+        elif shot != kernels.NO_SHOT:
+            if counting:
+                return f"{other} has no cow on the board to shoot"
+            if formed:
+                return (
+                    f"this move re-forms {_mill_names(formed)}, which {who} broke with its previous move to form "
+                    "a mill: under no_immediate_remill it does not count, so it shoots nothing"
+                )
+            return "this move forms no mill, so it shoots nothing"
+        return None
+
+    def _example(self, state) -> str:
+        names = state.legal_move_names()
+        return names[0] if names else "none"
+
+    # -- display ---------------------------------------------------------------------------------
+
+    def stage(self, state, player: int) -> str:
+        """``"placing"``, ``"moving"`` or ``"flying"``: how ``player`` moves in ``state``."""
+        s = state.data
+        if s["in_hand"][player] > 0:
+            return "placing"
+        return "flying" if kernels.is_flying(s, player) else "moving"
+
+    def render(self, state, *, color=False, unicode=False):
+        s = state.data
+        cows = [int(s["cows"][p]) for p in (0, 1)]
+        pieces = _UNICODE_COWS if unicode else _COLOURS
+        empty = "\u00b7" if unicode else "."
+        grid = [list(row) for row in (_BOARD_DIAGONALS if s["diagonals"] else _BOARD_PLAIN)]
+        if unicode:
+            table = str.maketrans({"-": "\u2500", "|": "\u2502", "/": "\u2571", "\\": "\u2572"})
+            grid = [list("".join(row).translate(table)) for row in grid]
+        for p, (x, y) in enumerate(_CELL):
+            owner = 0 if cows[0] >> p & 1 else 1 if cows[1] >> p & 1 else None
+            mark = empty if owner is None else pieces[owner]
+            if color and owner is not None:
+                mark = f"{_ANSI[owner]}{mark}{_ANSI[2]}"
+            grid[y][x] = mark
+        lines = [f"{7 - y // 2 if y % 2 == 0 else ' '}  " + "".join(row).rstrip() for y, row in enumerate(grid)]
+        lines.append("   a   b   c   d   e   f   g")
+        for p in (0, 1):
+            mark = pieces[p]
+            lines.append(
+                f"{mark} {self.player_names[p]}: {int(s['in_hand'][p])} in hand, "
+                f"{cows[p].bit_count()} on the board, {self.stage(state, p)}"
+            )
+        notes = []
+        if state.history:
+            notes.append(f"last move {self.format_move(state, state.history[-1])}")
+        notes.append(f"ply {int(s['plies'])}" + (f"/{int(s['max_plies'])}" if s["max_plies"] else ""))
+        if s["no_shot_limit"] and s["no_shot"]:
+            notes.append(f"{int(s['no_shot'])}/{int(s['no_shot_limit'])} plies without a shot")
+        if s["three_cow_limit"] and s["three_cow"]:
+            notes.append(f"three-cow count {int(s['three_cow'])}/{int(s['three_cow_limit'])}")
+        lines.append(", ".join(notes))
+        for p in (0, 1):
+            if s["blocked"][p]:
+                names = _mill_names(int(s["blocked"][p]))
+                lines.append(f"{self.player_names[p]}'s next move may not count the mill {names}")
+        if state.is_terminal():
+            lines.append(self.result_text(state))
+        else:
+            lines.append(f"{self.player_names[state.current_player]} to move")
+        return "\n".join(lines)
+
+    def result_text(self, state):
+        s = state.data
+        end = int(s["end"])
+        if end == kernels.END_NONE:
+            return "game in progress"
+        loser = self.player_names[int(s["to_move"])]
+        reason = {
+            kernels.END_TWO_COWS: f"{loser} has only two cows left",
+            kernels.END_BLOCKED: f"{loser} cannot move",
+            kernels.END_FULL_BOARD: "the board is full and no one can move",
+            kernels.END_THREE_COW_DRAW: (
+                f"{int(s['three_cow_limit'])} plies without a shot while a player had three cows"
+            ),
+            kernels.END_NO_SHOT_DRAW: f"{int(s['no_shot_limit'])} plies of moving without a shot",
+            kernels.END_PLY_CAP: f"{int(s['max_plies'])} plies played",
+        }[end]
+        head = "draw" if s["winner"] < 0 else f"{self.player_names[int(s['winner'])]} wins"
+        return f"{head}: {reason} (score {state.score():+d} for White)"
+
+
+# The drawn board, one character per column; the points sit at columns 0, 4, ..., 24 of the even
+# rows (column letter a-g, row 7 at the top).
+_BOARD_DIAGONALS = (
+    "+-----------+-----------+",
+    "|  \\        |        /  |",
+    "|   +-------+-------+   |",
+    "|   | \\     |     / |   |",
+    "|   |   +---+---+   |   |",
+    "|   |   |       |   |   |",
+    "+---+---+       +---+---+",
+    "|   |   |       |   |   |",
+    "|   |   +---+---+   |   |",
+    "|   | /     |     \\ |   |",
+    "|   +-------+-------+   |",
+    "|  /        |        \\  |",
+    "+-----------+-----------+",
+)
+_BOARD_PLAIN = tuple(row.replace("\\", " ").replace("/", " ") for row in _BOARD_DIAGONALS)
+_CELL = [(4 * "abcdefg".index(n[0]), 2 * (7 - int(n[1]))) for n in POINT_NAMES]

@@ -1,0 +1,436 @@
+"""Morabaraba kernels: the mill games on 24 points (Morabaraba with 12 or 9 cows, nine men's
+morris), one bitboard per player.
+
+Rules: ``shared/rules/RULES.md`` (Morabaraba) and texts 000 and 002. Points are numbered and named
+as in :mod:`engines.morabaraba.board`; bit ``p`` of a bitboard is point ``p``::
+
+     0-----------1-----------2
+     |  \\        |        /  |        the diagonals only with ``diagonals`` on
+     |   3-------4-------5   |
+     |   | \\     |     / |   |
+     |   |   6---7---8   |   |
+     |   |   |       |   |   |
+     9--10--11      12--13--14
+     |   |   |       |   |   |
+     |   |  15--16--17   |   |
+     |   | /     |     \\ |   |
+     |  18------19------20   |
+     | /         |         \\ |
+    21----------22----------23
+
+A move is one id holding where the cow comes from, where it goes and which cow it shoots::
+
+    move = frm * 1024 + to * 32 + shot      frm: 0..23, or PLACE (24) for a cow from the hand
+                                            to: 0..23
+                                            shot: 0..23, or NO_SHOT (24)
+
+so a shot belongs to its move (one ply), and ``MOVE_BOUND = 25 * 1024``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engines._jit import kernel, lowest_bit_index, popcount
+from engines.contract import state_dtype
+from engines.morabaraba.board import (
+    BB_ALL,
+    BIT,
+    MILL_MASKS,
+    MILL_PARTNERS,
+    N_MILLS,
+    NEIGHBOUR_MASKS,
+    POINT_MILLS,
+)
+
+PLACE = 24  # the ``frm`` of a placement
+NO_SHOT = 24  # the ``shot`` of a move that shoots nothing
+MOVE_BOUND = 25 * 1024
+
+# An upper bound on the legal moves of any position (a move that forms a mill counts once per
+# cow it may shoot). With n own cows on the board, e empty points and k opponent cows on the
+# board (n + e + k = 24, k <= 12):
+#   placing:  at most e * (k + 1) <= 12 * 13 = 156;
+#   sliding:  every point has at most 4 neighbours, so at most 4 * min(n, e) slides, each with at
+#             most k + 1 shots: at most 4 * 6 * 13 = 312 (n = e = 6, k = 12);
+#   flying:   n = 3, at most 3 * e * (k + 1) with e + k = 21: at most 3 * 11 * 11 = 363.
+MAX_MOVES = 363
+
+# end: why the game is over (0 while it goes on).
+END_NONE = 0
+END_TWO_COWS = 1  # the player to move has two cows left (in hand included): loses
+END_BLOCKED = 2  # the player to move cannot move: loses
+END_FULL_BOARD = 3  # blocked on a full board with full_board="draw": draw
+END_THREE_COW_DRAW = 4  # three_cow_draw_plies plies without a shot while a player had three cows
+END_NO_SHOT_DRAW = 5  # no_shot_draw_plies plies of moving without a shot
+END_PLY_CAP = 6  # max_plies plies played
+
+STATE_DTYPE = state_dtype(
+    [
+        ("cows", np.uint64, (2,)),  # bit p: the player's cow on point p (layout above)
+        # Mills (bit m: mill m of board.LINES) that the player broke with its last move while
+        # forming a mill: under no_immediate_remill they do not count on its next move.
+        ("blocked", np.uint32, (2,)),
+        ("plies", np.int32),  # plies played (a shot is part of its move)
+        ("max_plies", np.int32),  # draw after this many plies; 0: no cap
+        ("no_shot", np.int16),  # consecutive plies of moving (not placing) without a shot
+        ("three_cow", np.int16),  # consecutive plies without a shot while a player has 3 cows
+        ("no_shot_limit", np.int16),  # draw when no_shot reaches it; 0: rule off
+        ("three_cow_limit", np.int16),  # draw when three_cow reaches it; 0: rule off
+        ("in_hand", np.int8, (2,)),  # cows still to place
+        ("to_move", np.int8),  # 0 White (places first), 1 Black
+        ("diagonals", np.int8),  # 1: the four diagonal lines exist (tables' first index)
+        ("flying", np.int8),  # 1: a player with three cows and none in hand flies
+        ("no_remill", np.int8),  # 1: no_immediate_remill (text 002)
+        ("full_board_draw", np.int8),  # 1: blocked on a full board is a draw, not a loss
+        ("end", np.int8),  # END_*
+        ("winner", np.int8),  # 0 or 1, -1 for a draw or while the game goes on
+    ]
+)
+
+_U0 = np.uint64(0)
+_U1 = np.uint64(1)
+_BB_ALL = np.uint64(BB_ALL)
+_U20 = np.uint64(20)
+_U24 = np.uint64(24)
+_U40 = np.uint64(40)
+_U48 = np.uint64(48)
+_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
+_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
+
+
+@kernel(inline="always")
+def _total(s, p):
+    """Cows player ``p`` still has: on the board and in hand."""
+    return popcount(s["cows"][p]) + np.int64(s["in_hand"][p])
+
+
+@kernel(inline="always")
+def is_flying(s, p):
+    return s["flying"] != 0 and s["in_hand"][p] == 0 and popcount(s["cows"][p]) == 3
+
+
+@kernel(inline="always")
+def mills_formed(d, rest, to):
+    """Bitmask of the mills through ``to`` that a cow arriving there forms, ``rest`` being the
+    mover's other cows (uint64; mill bits as in ``blocked``)."""
+    formed = _U0
+    for k in range(3):
+        pair = MILL_PARTNERS[d, to, k]
+        if rest & pair == pair:
+            formed |= _U1 << np.uint64(POINT_MILLS[d, to, k])
+    return formed
+
+
+@kernel(inline="always")
+def forms_mill(d, rest, to):
+    """Whether a cow arriving on ``to`` forms a mill (``rest``: the mover's other cows)."""
+    p0 = MILL_PARTNERS[d, to, 0]
+    p1 = MILL_PARTNERS[d, to, 1]
+    p2 = MILL_PARTNERS[d, to, 2]
+    return (rest & p0 == p0) | (rest & p1 == p1) | (rest & p2 == p2)
+
+
+@kernel(inline="always")
+def mills_through(d, cows, p):
+    """Bitmask of the complete mills of ``cows`` through point ``p``."""
+    full = _U0
+    for k in range(3):
+        m = POINT_MILLS[d, p, k]
+        mask = MILL_MASKS[d, m]  # the padding "mill" N_MILLS is never complete
+        if cows & mask == mask:
+            full |= _U1 << np.uint64(m)
+    return full
+
+
+@kernel(inline="always")
+def cows_in_mills(d, cows):
+    """The cows of ``cows`` that stand in a complete mill (bitboard)."""
+    inside = _U0
+    for m in range(N_MILLS):
+        mask = MILL_MASKS[d, m]
+        if cows & mask == mask:
+            inside |= mask
+    return inside
+
+
+@kernel(inline="always")
+def shootable(d, cows):
+    """The cows a shot may take: those outside mills, or any if all stand in mills."""
+    free = cows & ~cows_in_mills(d, cows)
+    return free if free != _U0 else cows
+
+
+@kernel(inline="always")
+def _emit(out, n, base, targets):
+    """Writes move ``base`` once per cow of ``targets`` (its shot), or once with no shot."""
+    if targets == _U0:
+        out[n] = base + NO_SHOT
+        return n + 1
+    while targets != _U0:
+        out[n] = base + lowest_bit_index(targets)
+        targets &= targets - _U1
+        n += 1
+    return n
+
+
+@kernel(inline="always")
+def legal_moves(s, out):
+    """Placements, slides or flights of the player to move, one id per possible shot.
+
+    out: int64[>=MAX_MOVES]; returns the count. Order: by from point, then to point, then shot.
+    """
+    if s["end"] != END_NONE:
+        return 0
+    me = np.int64(s["to_move"])
+    d = np.int64(s["diagonals"])
+    own = s["cows"][me]
+    opp = s["cows"][1 - me]
+    empty = _BB_ALL & ~(own | opp)
+    blocked = np.uint64(s["blocked"][me])
+    # Targets of a shot, computed at the first move that forms a mill (most positions have none).
+    targets = _U0
+    have_targets = False
+    n = 0
+    if s["in_hand"][me] > 0:
+        sources = _U1  # a single pass of the loop below, with frm = PLACE
+        place = True
+    else:
+        sources = own
+        place = False
+    fly = is_flying(s, me)
+    while sources != _U0:
+        if place:
+            frm = PLACE
+            rest = own
+            dests = empty
+        else:
+            frm = lowest_bit_index(sources)
+            rest = own & ~BIT[frm]
+            dests = empty if fly else NEIGHBOUR_MASKS[d, frm] & empty
+        sources &= sources - _U1
+        base = frm * 1024
+        while dests != _U0:
+            to = lowest_bit_index(dests)
+            dests &= dests - _U1
+            if forms_mill(d, rest, to) and (blocked == _U0 or mills_formed(d, rest, to) & ~blocked != _U0):
+                if not have_targets:
+                    targets = shootable(d, opp)
+                    have_targets = True
+                n = _emit(out, n, base + to * 32, targets)
+            else:
+                out[n] = base + to * 32 + NO_SHOT
+                n += 1
+    return n
+
+
+@kernel(inline="always")
+def can_move(s, p):
+    """Whether player ``p`` has a legal move (the end rules aside)."""
+    own = s["cows"][p]
+    empty = _BB_ALL & ~(own | s["cows"][1 - p])
+    if s["in_hand"][p] > 0 or is_flying(s, p):
+        return empty != _U0
+    d = np.int64(s["diagonals"])
+    while own != _U0:
+        if NEIGHBOUR_MASKS[d, lowest_bit_index(own)] & empty != _U0:
+            return True
+        own &= own - _U1
+    return False
+
+
+@kernel(inline="always")
+def settle(s):
+    """Sets ``end`` and ``winner`` for the player to move, the rules in order of precedence: a
+    win (two cows left, or no move) before the draw rules."""
+    p = np.int64(s["to_move"])
+    if _total(s, p) <= 2:
+        s["end"] = END_TWO_COWS
+        s["winner"] = 1 - p
+    elif not can_move(s, p):
+        if s["full_board_draw"] != 0 and (s["cows"][0] | s["cows"][1]) == _BB_ALL:
+            s["end"] = END_FULL_BOARD
+            s["winner"] = -1
+        else:
+            s["end"] = END_BLOCKED
+            s["winner"] = 1 - p
+    elif s["three_cow_limit"] > 0 and s["three_cow"] >= s["three_cow_limit"]:
+        s["end"] = END_THREE_COW_DRAW
+        s["winner"] = -1
+    elif s["no_shot_limit"] > 0 and s["no_shot"] >= s["no_shot_limit"]:
+        s["end"] = END_NO_SHOT_DRAW
+        s["winner"] = -1
+    elif s["max_plies"] > 0 and s["plies"] >= s["max_plies"]:
+        s["end"] = END_PLY_CAP
+        s["winner"] = -1
+    else:
+        s["end"] = END_NONE
+        s["winner"] = -1
+
+
+@kernel(inline="always")
+def apply_move(s, move):
+    """Plays ``move`` (legal, unchecked): the cow, its shot, the draw counters, the end."""
+    me = np.int64(s["to_move"])
+    frm = move >> 10
+    to = (move >> 5) & 31
+    shot = move & 31
+    own = s["cows"][me]
+    if frm == PLACE:
+        s["in_hand"][me] -= 1
+        s["no_shot"] = 0
+        s["blocked"][me] = 0  # a placement breaks no mill (only set-up positions mix the two)
+    else:
+        if s["no_remill"] != 0:
+            d = np.int64(s["diagonals"])
+            rest = own & ~BIT[frm]
+            broken = mills_through(d, own, frm)
+            if broken != _U0 and mills_formed(d, rest, to) != _U0:
+                s["blocked"][me] = np.uint32(broken)
+            else:
+                s["blocked"][me] = np.uint32(0)
+        own &= ~BIT[frm]
+        s["no_shot"] += 1
+    s["cows"][me] = own | BIT[to]
+    if shot != NO_SHOT:
+        s["cows"][1 - me] &= ~BIT[shot]
+        s["no_shot"] = 0
+        s["three_cow"] = 0
+    elif _total(s, 0) == 3 or _total(s, 1) == 3:
+        s["three_cow"] += 1
+    else:
+        s["three_cow"] = 0
+    s["plies"] += 1
+    s["to_move"] = 1 - me
+    settle(s)
+
+
+@kernel
+def init_state(s, cows, diagonals, flying, no_remill, full_board_draw, three_cow_limit, no_shot_limit, max_plies):
+    """The start position: an empty board, ``cows`` in each hand, White to place."""
+    s["cows"][0] = _U0
+    s["cows"][1] = _U0
+    s["blocked"][0] = 0
+    s["blocked"][1] = 0
+    s["plies"] = 0
+    s["max_plies"] = max_plies
+    s["no_shot"] = 0
+    s["three_cow"] = 0
+    s["no_shot_limit"] = no_shot_limit
+    s["three_cow_limit"] = three_cow_limit
+    s["in_hand"][0] = cows
+    s["in_hand"][1] = cows
+    s["to_move"] = 0
+    s["diagonals"] = diagonals
+    s["flying"] = flying
+    s["no_remill"] = no_remill
+    s["full_board_draw"] = full_board_draw
+    s["end"] = END_NONE
+    s["winner"] = -1
+    settle(s)
+
+
+@kernel(inline="always")
+def is_terminal(s):
+    return s["end"] != END_NONE
+
+
+@kernel(inline="always")
+def current_player(s):
+    return np.int64(s["to_move"])
+
+
+@kernel
+def outcome(s):
+    if s["winner"] == 0:
+        return 1.0
+    if s["winner"] == 1:
+        return -1.0
+    return 0.0
+
+
+@kernel
+def score(s):
+    """White's cows minus Black's (on the board and in hand)."""
+    return _total(s, 0) - _total(s, 1)
+
+
+@kernel(inline="always")
+def _slides(d, own, empty):
+    """Number of slides a player has (each cow to each empty neighbour)."""
+    n = 0
+    while own != _U0:
+        n += popcount(NEIGHBOUR_MASKS[d, lowest_bit_index(own)] & empty)
+        own &= own - _U1
+    return n
+
+
+@kernel
+def _features(s, p, d, empty):
+    """Player ``p``'s complete mills, open mills it can close with its next move (two cows and
+    an empty third point that a cow can reach: from the hand, by flying, or sliding in from
+    outside the line) and slides (0 for a flying player, whose mobility is never short)."""
+    own = s["cows"][p]
+    opp = s["cows"][1 - p]
+    reach_any = s["in_hand"][p] > 0 or is_flying(s, p)
+    mills = 0
+    open_mills = 0
+    for m in range(N_MILLS):
+        mask = MILL_MASKS[d, m]
+        held = own & mask
+        if held == mask:
+            mills += 1
+        elif popcount(held) == 2 and opp & mask == _U0:
+            gap = lowest_bit_index(mask & ~held)
+            if reach_any or NEIGHBOUR_MASKS[d, gap] & own & ~mask != _U0:
+                open_mills += 1
+    slides = 0 if is_flying(s, p) else _slides(d, own, empty)
+    return mills, open_mills, slides
+
+
+@kernel
+def heuristic(s):
+    """White's prospects in (-1, 1): the cow difference (in hand included) plus smaller terms
+    for mills, closable open mills and mobility, squashed by v / (|v| + 3).
+
+    An open mill of the player to move is nearly a shot (it closes it now); one of the player who
+    just moved may still be blocked, so it counts less.
+    """
+    d = np.int64(s["diagonals"])
+    empty = _BB_ALL & ~(s["cows"][0] | s["cows"][1])
+    mills0, open0, slides0 = _features(s, 0, d, empty)
+    mills1, open1, slides1 = _features(s, 1, d, empty)
+    v = np.float64(score(s)) + 0.3 * (mills0 - mills1) + 0.05 * (slides0 - slides1)
+    if s["to_move"] == 0:
+        v += 0.8 * min(open0, 1) + 0.2 * open0 - 0.3 * open1
+    else:
+        v -= 0.8 * min(open1, 1) + 0.2 * open1 - 0.3 * open0
+    return v / (abs(v) + 3.0)
+
+
+@kernel(inline="always")
+def _mix(h):
+    """The splitmix64 finaliser: a bijection that spreads every input bit over the output."""
+    h = (h ^ (h >> np.uint64(30))) * _MIX1
+    h = (h ^ (h >> np.uint64(27))) * _MIX2
+    return h ^ (h >> np.uint64(31))
+
+
+@kernel
+def state_hash(s):
+    """Covers the cows, the hands, the player to move, the remill blocks and every counter that
+    one of the variant's rules reads (a counter whose rule is off is left out)."""
+    board = s["cows"][0] | (s["cows"][1] << _U24) | (np.uint64(s["in_hand"][0]) << _U48)
+    board |= np.uint64(s["in_hand"][1]) << np.uint64(53)
+    board |= np.uint64(s["to_move"]) << np.uint64(58)
+    board |= np.uint64(s["end"]) << np.uint64(59)
+    rules = np.uint64(s["blocked"][0]) | (np.uint64(s["blocked"][1]) << _U20)
+    if s["no_shot_limit"] > 0:
+        rules |= np.uint64(s["no_shot"]) << _U40
+    if s["three_cow_limit"] > 0:
+        rules |= np.uint64(s["three_cow"]) << np.uint64(52)
+    h = _mix(board ^ np.uint64(0x6A09_E667_F3BC_C909))
+    h = _mix(h ^ rules)
+    if s["max_plies"] > 0:
+        h = _mix(h ^ np.uint64(s["plies"]))
+    return h

@@ -1,0 +1,212 @@
+"""Agents: spec syntax, reproducibility, alpha-beta against the minimax reference on every
+perfect-information game, exact solutions of small Kalah games, tactics, and strength."""
+
+import numpy as np
+import pytest
+
+import agents
+import engines
+from agents.alphabeta import alphabeta_search, new_table, HISTORY_SIZE
+from agents.minimax import minimax_search
+from engines._jit import rng_from_seed
+
+PERFECT_INFORMATION_GAMES = [
+    name for name in engines.available_games() if engines.game_class(name).perfect_information
+]
+
+
+def random_positions(game, count, seed):
+    """Non-terminal positions reached by random play of random length from seeded starts."""
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = game.new_initial_state(int(rng.integers(1 << 30)))
+        for _ in range(int(rng.integers(0, 60))):
+            if state.is_terminal():
+                break
+            state.apply(int(rng.choice(state.legal_moves())))
+        if not state.is_terminal():
+            positions.append(state)
+    return positions
+
+
+def minimax_score(state, depth):
+    return minimax_search(state.data, depth, rng_from_seed(0), np.zeros(1, np.int64))[1]
+
+
+def alphabeta_score(state, depth, table=None, history=None):
+    result = np.zeros(4)
+    table = new_table(1) if table is None else table
+    history = np.zeros(HISTORY_SIZE, np.int64) if history is None else history
+    alphabeta_search(state.data, depth, 2**62, 0, table, history, rng_from_seed(0), result)
+    return result[0]
+
+
+# -- spec syntax -----------------------------------------------------------------------------
+
+
+def test_specs_make_agents_with_typed_parameters():
+    agent = agents.make_agent("mcts:iterations=2000,c=1.4", seed=3)
+    assert agent.params["iterations"] == 2000 and agent.params["c"] == 1.4
+    assert agent.spec == "mcts:iterations=2000"  # c=1.4 is the default
+    assert agents.make_agent(agent.spec).params == agent.params
+    assert agents.make_agent("alphabeta:time=0.5").limit == agents.Limit(time=0.5)
+    assert agents.make_agent("alphabeta").limit == agents.Limit(nodes=100_000)
+    assert agents.make_agent("alphabeta:depth=6").limit == agents.Limit(depth=6)
+    assert agents.make_agent("alphabeta:solve=true").params["solve"] is True
+
+
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("mtcs", "unknown agent 'mtcs'; available: random, greedy, minimax, alphabeta, mcts, pimc, ismcts, cheat"),
+        ("mcts:iters=5", "mcts has no parameter 'iters'; parameters: iterations, time, c"),
+        ("mcts:iterations=0", "iterations=0 is out of range"),
+        ("mcts:iterations=lots", "iterations='lots' is not valid"),
+        ("alphabeta:depth", "bad parameter 'depth'"),
+        ("alphabeta:depth=3,depth=4", "given twice"),
+        ("random:depth=2", "random has no parameter 'depth'; parameters: none"),
+        ("", "an agent spec is a name"),
+    ],
+)
+def test_bad_specs_say_what_exists(spec, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        agents.make_agent(spec)
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy", "minimax:depth=2", "alphabeta:nodes=3000", "mcts:iterations=300"])
+def test_the_same_seed_plays_the_same_game(spec):
+    game = engines.make("kalah", pits=4, seeds=3)
+
+    def play(seed):
+        return agents.play_game(game, [agents.make_agent(spec, seed=seed), agents.make_agent(spec, seed=seed + 1)]).history
+
+    assert play(5) == play(5)
+    if spec != "minimax:depth=2":  # a deterministic search may repeat itself across seeds
+        assert len({play(s) for s in range(4)}) > 1
+
+
+def test_every_agent_reports_its_search():
+    state = engines.make("kalah").new_initial_state()
+    for spec in ["greedy", "minimax:depth=2", "alphabeta:depth=3", "mcts:iterations=100"]:
+        agent = agents.make_agent(spec, seed=0)
+        move = agent.select_move(state)
+        info = agent.last_search
+        assert info.move == move and move in state.legal_moves()
+        assert -1 <= info.value <= 1 and info.summary()
+    assert info.simulations == 100 and info.nodes <= 101
+    with pytest.raises(ValueError, match="game is over"):
+        agents.make_agent("random").select_move(engines.make("kalah", pits=1, seeds=1).new_initial_state().play("a"))
+
+
+# -- alpha-beta against minimax --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", PERFECT_INFORMATION_GAMES)
+def test_alphabeta_equals_minimax_at_the_same_depth(name):
+    """Table, killers, history and iterative deepening change the work, never the value: a
+    depth-d alpha-beta returns exactly the depth-d minimax score (the table only cuts with entries
+    of exactly the depth needed). One table is shared across positions to exercise reuse."""
+    game = engines.make(name)
+    table, history = new_table(1), np.zeros(HISTORY_SIZE, np.int64)
+    for state in random_positions(game, 25, seed=11):
+        for depth in (1, 2, 3):
+            assert alphabeta_score(state, depth, table, history) == minimax_score(state, depth), (
+                f"{name} depth {depth} at {state.record().moves}"
+            )
+
+
+@pytest.mark.parametrize("pits,seeds", [(2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3)])
+@pytest.mark.parametrize("empty_capture", [False, True])
+def test_solve_mode_agrees_with_full_depth_minimax_on_small_kalah(pits, seeds, empty_capture):
+    state = engines.make("kalah", pits=pits, seeds=seeds, empty_capture=empty_capture).new_initial_state()
+    exact = minimax_score(state, 150)  # deeper than any of these games: every leaf is terminal
+    assert alphabeta_score(state, 200) == exact  # the score includes the distance to the end
+    solver = agents.make_agent("alphabeta:solve=true")
+    solver.select_move(state)
+    info = solver.last_search
+    assert info.exact
+    assert info.value == (0.0 if exact == 0 else np.sign(exact))
+
+
+# -- tactics ---------------------------------------------------------------------------------
+
+KALAH_3_2 = engines.make("kalah", pits=3, seeds=2)
+
+#        c   b   a
+#   |  | 0 | 1 | 0 |  |
+#   | 4+---+---+---+ 4|
+#   |  | 1 | 0 | 2 |  |
+#        a   b   c
+# South's a drops its seed in the empty b and captures North's last seed: North's row is empty,
+# the game ends 8-4. South's c (2 seeds: store, North's a) hands the move over.
+WIN_IN_ONE = KALAH_3_2.position(south=[1, 0, 2], north=[0, 1, 0], stores=(4, 4))
+
+#        c   b   a
+#   |  | 4 | 0 | 1 |  |
+#   | 1+---+---+---+ 1|
+#   |  | 1 | 4 | 0 |  |
+#        a   b   c
+# South's a lets North win at once; only b (4 seeds: c, store, North's a, b) holds.
+AVOID_LOSS_IN_ONE = KALAH_3_2.position(south=[1, 4, 0], north=[1, 0, 4], stores=(1, 1))
+
+
+@pytest.mark.parametrize("spec", ["greedy", "minimax:depth=2", "alphabeta:depth=4", "alphabeta:time=0.05", "mcts:iterations=500"])
+def test_agents_take_a_win_in_one(spec):
+    for seed in range(3):
+        agent = agents.make_agent(spec, seed=seed)
+        assert WIN_IN_ONE.format_move(agent.select_move(WIN_IN_ONE)) == "a"
+        assert agent.last_search.value > 0.5
+
+
+@pytest.mark.parametrize("spec", ["minimax:depth=2", "alphabeta:depth=4", "mcts:iterations=2000"])
+def test_agents_avoid_a_loss_in_one(spec):
+    for seed in range(3):
+        agent = agents.make_agent(spec, seed=seed)
+        assert AVOID_LOSS_IN_ONE.format_move(agent.select_move(AVOID_LOSS_IN_ONE)) == "b"
+
+
+def test_mcts_backs_up_values_for_the_player_who_moved():
+    """In a lost position MCTS's value is negative for the mover, in a won one positive, whether
+    or not the turn alternates (Kalah's extra turns)."""
+    lost = KALAH_3_2.position(south=[0, 0, 1], north=[3, 3, 3], stores=(0, 2))
+    agent = agents.make_agent("mcts:iterations=3000", seed=0)
+    agent.select_move(lost)
+    assert agent.last_search.value < -0.5
+    agent.select_move(WIN_IN_ONE)
+    assert agent.last_search.value > 0.9
+
+
+# -- strength --------------------------------------------------------------------------------
+
+
+def win_rate(game, spec, opponent="random", games=50, seed=0):
+    """Share of ``games`` that ``spec`` wins against ``opponent``, seats alternating."""
+    wins = 0
+    for g in range(games):
+        players = [agents.make_agent(spec, seed=seed + 2 * g), agents.make_agent(opponent, seed=seed + 2 * g + 1)]
+        seat = g % 2
+        if seat:
+            players.reverse()
+        final = agents.play_game(game, players, seed=seed + g)
+        wins += final.winner == seat
+    return wins / games
+
+
+@pytest.mark.parametrize("spec", ["minimax:depth=3", "alphabeta:depth=4", "mcts:iterations=300"])
+def test_search_agents_beat_random_at_mancala(spec):
+    assert win_rate(engines.make("mancala"), spec) >= 0.9
+
+
+@pytest.mark.parametrize("name", PERFECT_INFORMATION_GAMES)
+def test_every_agent_plays_every_perfect_information_game(name):
+    """A whole game of every agent on every preset (small budgets): legal moves to the end."""
+    game = engines.make(name)
+    for spec in ["random", "greedy", "minimax:depth=1", "alphabeta:nodes=2000", "mcts:iterations=30"]:
+        final = agents.play_game(game, [agents.make_agent(spec, seed=1), agents.make_agent("random", seed=2)], seed=3)
+        assert final.is_terminal()
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=2", "mcts:iterations=300"])
+def test_search_agents_beat_random_at_morabaraba(spec):
+    assert win_rate(engines.make("morabaraba"), spec) >= 0.9

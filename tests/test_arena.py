@@ -1,0 +1,231 @@
+"""Arena: settings and schedule, ratings, reproducible and resumable tournaments, the command."""
+
+import os
+import sqlite3
+
+import numpy as np
+import pytest
+
+import agents
+import arena
+from arena.cli import main
+from arena.ratings import _mm_fit, fit_ratings
+from arena.settings import TournamentSettings, split_agent_list
+
+CHEAP = ["random", "greedy", "mcts:iterations=50"]
+
+
+def small_settings(**changes):
+    options = dict(games=4, seed=7)
+    options.update(changes)
+    return TournamentSettings.create("kalah:pits=4,seeds=3", CHEAP, **options)
+
+
+# -- settings and schedule -------------------------------------------------------------------
+
+
+def test_agent_lists_split_at_agents_not_at_their_parameters():
+    assert split_agent_list("random,alphabeta:depth=4,mcts:iterations=500,c=2") == [
+        "random",
+        "alphabeta:depth=4",
+        "mcts:iterations=500,c=2",
+    ]
+    assert split_agent_list("mcts, alphabeta") == ["mcts", "alphabeta"]
+
+
+def test_schedule_plays_seat_swapped_pairs_from_the_same_start():
+    settings = small_settings(games=6)
+    schedule = settings.schedule()
+    assert len(schedule) == 3 * 6  # three pairings
+    for pairing in [(0, 1), (0, 2), (1, 2)]:
+        games = [g for g in schedule if g.pairing == pairing]
+        assert len(games) == 6
+        for first, second in zip(games[::2], games[1::2]):
+            assert first.game_seed == second.game_seed
+            assert first.players == second.players[::-1]
+        assert len({g.game_seed for g in games}) == 3
+    assert len({seed for g in schedule for seed in g.agent_seeds}) == 2 * len(schedule)
+    assert settings.default_out_dir() == small_settings(games=6).default_out_dir()
+    assert settings.default_out_dir() != small_settings(games=6, seed=8).default_out_dir()
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(game="kalah", agent_specs=["mcts"]), "at least two agents"),
+        (dict(game="kalah", agent_specs=["mcts", "random"], games=3), "must be even"),
+        (dict(game="kalah:pits=12", agent_specs=["mcts", "random"]), "pits=12 is out of range"),
+        (dict(game="go", agent_specs=["mcts", "random"]), "unknown game 'go'"),
+        (dict(game="kalah", agent_specs=["mcts", "alphabeta:depht=3"]), "alphabeta has no parameter 'depht'"),
+    ],
+)
+def test_bad_settings_are_refused_before_anything_runs(kwargs, message):
+    game = kwargs.pop("game")
+    specs = kwargs.pop("agent_specs")
+    with pytest.raises(ValueError, match=message):
+        TournamentSettings.create(game, specs, **kwargs)
+
+
+# -- ratings ---------------------------------------------------------------------------------
+
+
+def test_bradley_terry_fit_is_the_maximum_likelihood():
+    rng = np.random.default_rng(0)
+    true = np.array([200.0, 0.0, -100.0, -300.0])
+    names = list("abcd")
+    results = []
+    for i in range(4):
+        for j in range(i + 1, 4):
+            p = arena.expected_score(true[i] - true[j])
+            for _ in range(200):
+                results.append((names[i], names[j], float(rng.random() < p)))
+    ratings = fit_ratings(results, names, bootstrap=300, prior_draws=0.0)
+    # The gradient of the log-likelihood vanishes at the fit: expected points = actual points.
+    g = 10 ** (ratings.elo / 400)
+    expected = np.array([sum(g[i] / (g[i] + g[j]) * 200 for j in range(4) if j != i) for i in range(4)])
+    assert np.allclose(expected, ratings.points, atol=1e-6)
+    # The true ratings (centred) lie in the intervals, which are a few tens of Elo wide.
+    centred = true - true.mean()
+    assert np.all(ratings.low <= centred) and np.all(centred <= ratings.high)
+    assert np.all(ratings.high - ratings.low < 120)
+
+
+def test_ratings_anchor_prior_and_errors():
+    results = [("a", "b", 1.0)] * 30 + [("a", "b", 0.0)] * 10
+    ratings = fit_ratings(results, anchor="b", bootstrap=0)
+    assert ratings.elo_of("b") == 0
+    assert ratings.elo_of("a") == pytest.approx(400 * np.log10(30.5 / 10.5))  # one virtual draw
+    assert np.isfinite(fit_ratings([("a", "b", 1.0)] * 50, bootstrap=0).elo).all()  # a perfect score
+    draws = fit_ratings([("a", "b", 0.5)] * 20, bootstrap=0)
+    assert draws.elo_of("a") == pytest.approx(0) and draws.draws.tolist() == [20, 20]
+    with pytest.raises(ValueError, match="anchor 'z' is not an agent"):
+        fit_ratings(results, anchor="z")
+    with pytest.raises(ValueError, match="score is 0, 0.5 or 1"):
+        fit_ratings([("a", "b", 0.7)])
+
+
+def test_more_games_give_narrower_intervals():
+    few = fit_ratings([("a", "b", 1.0)] * 6 + [("a", "b", 0.0)] * 4, bootstrap=500)
+    many = fit_ratings([("a", "b", 1.0)] * 600 + [("a", "b", 0.0)] * 400, bootstrap=500)
+    assert many.margin(0) < few.margin(0) / 5
+
+
+def test_mm_fit_handles_a_batch_of_data_sets():
+    n = np.array([[0, 10], [10, 0]], float)
+    fits = _mm_fit(n, np.array([[5.0, 5.0], [7.5, 2.5]]))
+    assert fits[0] == pytest.approx([0, 0])
+    assert fits[1, 0] - fits[1, 1] == pytest.approx(np.log(3))
+
+
+# -- tournaments -----------------------------------------------------------------------------
+
+
+def comparable(run):
+    """The stored games without what depends on the clock."""
+    return [
+        {k: v for k, v in record.items() if k not in ("time0", "time1", "finished_at")} for record in run.records()
+    ]
+
+
+def test_the_same_seed_gives_the_same_results_whatever_the_concurrency(tmp_path):
+    settings = small_settings()
+    one = arena.run_tournament(settings, str(tmp_path / "one"), concurrency=1, progress=False)
+    two = arena.run_tournament(settings, str(tmp_path / "two"), concurrency=2, progress=False)
+    assert len(one.games) == 12
+    assert comparable(one) == comparable(two)
+    other = arena.run_tournament(small_settings(seed=8), str(tmp_path / "other"), concurrency=1, progress=False)
+    assert comparable(other) != comparable(one)
+
+
+def test_a_run_resumes_and_keeps_what_it_has(tmp_path):
+    settings = small_settings()
+    out = str(tmp_path / "run")
+    first = arena.run_tournament(settings, out, concurrency=1, progress=False)
+    with sqlite3.connect(os.path.join(out, "results.sqlite")) as db:  # as if it had been interrupted
+        db.execute("DELETE FROM games WHERE id >= 5")
+    kept = {g.id: g.finished_at for g in arena.load_run(out).games}
+    assert sorted(kept) == [0, 1, 2, 3, 4]
+    resumed = arena.run_tournament(settings, out, concurrency=1, progress=False)
+    assert comparable(resumed) == comparable(first)
+    assert all(g.finished_at == kept[g.id] for g in resumed.games if g.id in kept)
+    with pytest.raises(ValueError, match="holds a run with other settings .*games: 4 vs 6"):
+        arena.run_tournament(small_settings(games=6), out, concurrency=1, progress=False)
+
+
+def test_a_failing_agent_loses_and_the_reason_is_stored(tmp_path):
+    @agents.register_agent
+    class Crashing(agents.Agent):
+        name = "test-crashing"
+
+        def _select(self, state, limit):
+            raise RuntimeError("out of ideas")
+
+    try:
+        settings = TournamentSettings.create("kalah", ["random", "test-crashing"], games=2)
+        run = arena.run_tournament(settings, str(tmp_path / "crash"), concurrency=1, progress=False)
+    finally:
+        agents.base._AGENTS.pop("test-crashing")
+    for g in run.games:
+        crashed_seat = 0 if g.player0 == "test-crashing" else 1
+        assert g.score_for(crashed_seat) == 0
+        assert "out of ideas" in g.end_reason
+    assert run.ratings().elo_of("random") > 0
+
+
+def test_run_api_records_and_replay(tmp_path):
+    run = arena.run_tournament(small_settings(), str(tmp_path / "api"), concurrency=1, progress=False)
+    records = run.records()
+    assert {"player0", "player1", "moves", "result", "score", "plies", "end_reason"} <= set(records[0])
+    final = run.game_record(3).replay()
+    assert final.is_terminal() and final.outcome() == run.games[3].result
+    with pytest.raises(ValueError, match="no finished game 99"):
+        run.game_record(99)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pip install pandas"):
+            run.to_dataframe()
+    else:
+        assert len(run.to_dataframe()) == len(records)
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_arena_run_report_replay_and_list(tmp_path, capsys):
+    out = str(tmp_path / "cli")
+    args = ["run", "--game", "kalah", "--param", "pits=4", "--agents", "random,greedy", "--games", "4"]
+    assert main(args + ["--out", out, "--concurrency", "1", "--quiet", "--anchor", "random"]) == 0
+    printed = capsys.readouterr().out
+    for expected in ("Standings", "Elo", "±95%", "Crosstable", "Seat 0 (first to move)", "Time per move", "anchored at random"):
+        assert expected in printed
+    for name in ("elo.png", "scores.png", "history.png", "results.sqlite"):
+        assert os.path.getsize(os.path.join(out, name)) > 0
+
+    assert main(["report", out]) == 0
+    assert "Games: 4 of 4 played" in capsys.readouterr().out
+    assert main(["replay", out, "1"]) == 0
+    replay = capsys.readouterr().out
+    assert "Move 1:" in replay and "Result:" in replay and "South" in replay
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out
+    assert "kalah" in listing and "capture=kalah" in listing and "iterations=none" in listing
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["run", "--game", "chess", "--agents", "random,greedy"], "unknown game 'chess'; available: mancala, kalah"),
+        (["run", "--game", "kalah", "--agents", "random,mcst"], "unknown agent 'mcst'; available:"),
+        (["run", "--game", "kalah", "--agents", "random,greedy", "--games", "3"], "must be even"),
+        (["run", "--game", "kalah", "--agents", "random,greedy", "--concurrency", "0"], "at least 1"),
+        (["run", "--game", "kalah", "--agents", "random,greedy", "--param", "pits"], "--param takes NAME=VALUE"),
+        (["run", "--game", "kalah", "--agents", "random"], "at least two agents"),
+        (["report", "/nonexistent/run"], "no arena run in"),
+        (["run", "--game", "kalah", "--agents", "random,greedy", "--anchor", "mcts"], "--anchor 'mcts' is not one of"),
+    ],
+)
+def test_arena_errors_are_one_line(args, message, capsys):
+    assert main(args + ["--quiet"] if args[0] == "run" else args) == 2
+    error = capsys.readouterr().err.strip()
+    assert message in error and "\n" not in error and "Traceback" not in error

@@ -1,0 +1,84 @@
+"""``arena play``: whole games driven through the real command with piped input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import engines
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+def play(args, entries, tmp_path, env=None):
+    record = tmp_path / "game.json"
+    done = subprocess.run(
+        ARENA + ["play", *args, "--record", str(record)],
+        input="".join(line + "\n" for line in entries),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+    return done, record
+
+
+def first_moves_until_the_end(count=400):
+    """Always play the first legal move (numbered list, then its number)."""
+    return ["moves", "1"] * count
+
+
+# Games whose whole game the tests drive; each entry: arena play arguments.
+GAMES = {
+    "mancala": ["--game", "mancala", "--opponent", "alphabeta:depth=2"],
+}
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_whole_game_with_mistakes_moves_and_undo(name, tmp_path):
+    entries = ["hint", "not-a-move", "moves", "1", "undo", "undo", "help"] + first_moves_until_the_end()
+    done, record = play(GAMES[name] + ["--seed", "5"], entries, tmp_path)
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in out + done.stderr
+    assert "Not played:" in out  # the unreadable entry, refused with its reason
+    assert "Hint:" in out and "Took back your last move" in out and "Nothing to undo" in out
+    assert "how to play" in out and "Your legal moves" in out
+    assert any(verdict in out for verdict in ("You win!", "The agent wins.", "It's a draw."))
+    assert "Game record saved to" in out
+    saved = engines.GameRecord.from_json(record.read_text())
+    assert saved.replay().is_terminal() and saved.metadata["finished"]
+    replay = subprocess.run(ARENA + ["replay", str(record)], capture_output=True, text=True)
+    assert replay.returncode == 0 and "Result:" in replay.stdout
+
+
+def test_quit_end_of_input_and_agent_first(tmp_path):
+    done, record = play(["--game", "kalah", "--first", "agent", "--seed", "1", "--opponent", "greedy"], ["quit"], tmp_path)
+    assert done.returncode == 0
+    assert "plays" in done.stdout.split("(you) >")[0]  # the agent moved before the first prompt
+    assert "Game ended by you" in done.stdout
+    assert json.loads(record.read_text())["metadata"]["finished"] is False
+    done, _ = play(["--game", "kalah", "--seed", "1"], [], tmp_path)  # Ctrl-D at the first prompt
+    assert done.returncode == 0 and "Game record saved" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_plain_ascii_without_colours(tmp_path):
+    done, _ = play(["--game", "kalah", "--seed", "1", "--ascii"], ["quit"], tmp_path)
+    assert "\033[" not in done.stdout and "┌" not in done.stdout and "+----+" in done.stdout
+    done, _ = play(["--game", "kalah", "--seed", "1"], ["quit"], tmp_path, env={"NO_COLOR": "1"})
+    assert "\033[" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--game", "kalah", "--opponent", "mcst"], "unknown agent 'mcst'"),
+        (["--game", "kalah:pits=0"], "pits=0 is out of range"),
+        (["--game", "kalah", "--first", "nobody"], "invalid choice: 'nobody'"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(args, message, tmp_path):
+    done, _ = play(args, [], tmp_path)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
