@@ -286,6 +286,26 @@ def test_two_true_states_consistent_with_one_view_give_byte_identical_views():
     assert one.view(1).buffer.tobytes() != two.view(1).buffer.tobytes()
 
 
+@pytest.mark.parametrize("spec", ["pimc:worlds=8", "ismcts:iterations=300", "greedy", "random"])
+def test_an_agent_cannot_peek_two_worlds_of_one_view_get_the_same_move(spec):
+    import agents
+
+    game = engines.make("dominoes", hand_size=3)
+    # The same two deals as above: player 0 cannot tell them apart.
+    one = game.deal("6-6 6-5 4-2", "5-5 0-0 3-1", boneyard="6-4 1-1 2-0")
+    two = game.deal("6-6 6-5 4-2", "5-5 1-1 3-1", boneyard="6-4 0-0 2-0")
+    for state in (one, two):
+        state.play("6-6", "draw", "6-5", "5-5")
+    assert one.current_player == 0 and one != two
+    chosen = []
+    for state in (one, two):
+        agent = agents.make_agent(spec, seed=3)
+        chosen.append(agent.select_move(agent.observe(state, 0)))
+    assert chosen[0] == chosen[1]
+    with pytest.raises(ValueError, match="which dominoes hides"):
+        agents.make_agent("alphabeta").select_move(one)
+
+
 # -- the sampler ---------------------------------------------------------------------------------
 
 
