@@ -37,6 +37,10 @@ What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` 
 ``state_hash(s)``           uint64 hash of everything that decides the future of the game
 ==========================  =====================================================================
 
+A module may also provide ``move_capacity(s)``: the most legal moves of any state of ``s``'s
+variant, when that is far below ``MAX_MOVES`` (agents size their move buffers with
+:func:`max_moves`, which uses it).
+
 Games with hidden information also provide ``observe(s, player, view)``, which writes into the
 record ``view`` what ``player`` may know (hidden parts cleared), and ``sample_world(view, rng,
 world)``, which writes into ``world`` a full state drawn uniformly from the states consistent with
@@ -239,12 +243,18 @@ def _sample_world(view, rng, world):
 
 
 def max_moves(s):
-    return kernels_for(s).MAX_MOVES
+    """The most legal moves of any state of ``s``'s variant (for sizing move buffers)."""
+    module = kernels_for(s)
+    return module.move_capacity(s) if hasattr(module, "move_capacity") else module.MAX_MOVES
 
 
 @overload(max_moves)
 def _max_moves(s):
-    n = kernels_for(s).MAX_MOVES
+    module = kernels_for(s)
+    if hasattr(module, "move_capacity"):
+        impl = module.move_capacity
+        return lambda s: impl(s)
+    n = module.MAX_MOVES
     return lambda s: n
 
 

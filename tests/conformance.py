@@ -35,6 +35,7 @@ def check_position(state, invariant=None):
     moves = state.legal_moves()
     assert len(moves) == len(set(moves)), f"duplicate legal moves {moves}"
     assert len(moves) <= game.max_moves
+    assert len(moves) <= contract.max_moves(state.data), "more legal moves than the variant's capacity"
     assert all(0 <= m < game.move_bound for m in moves), moves
     assert state.current_player in (0, 1)
     if state.is_terminal():

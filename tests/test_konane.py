@@ -329,6 +329,7 @@ def test_max_moves_is_the_exact_bound():
     most = {}
     bounds = []
     for size in SIZES:
+        per_colour = []
         for colour in (0, 1):
             total = 0
             for a, b in itertools.product((0, 1), repeat=2):
@@ -338,7 +339,9 @@ def test_max_moves_is_the_exact_bound():
                 if shape not in most:
                     most[shape] = most_trails(*shape)
                 total += most[shape]
-            bounds.append(total)
+            per_colour.append(total)
+        assert max(per_colour) == kernels.TURNING_MAX_MOVES[size]
+        bounds += per_colour
     assert max(bounds) == kernels.MAX_MOVES
     # Straight moves: at most 4 per opponent stone (a move is fixed by its direction and the
     # first stone it jumps), and fewer than the turning bound; removals are at most 8.

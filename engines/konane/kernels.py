@@ -71,6 +71,9 @@ MOVE_BOUND = 1 << (TURN_SHIFT + 2 * (MAX_JUMPS - 1))
 # 4 * 32 (a straight move is fixed by its direction and the last opponent stone it jumps), the
 # classic opening 8 removals.
 MAX_MOVES = 2 * 27_384
+# The same bound per board size for the turning rule (index: size), and the straight-move bound,
+# so that searches size their move buffers to the variant they play (contract.max_moves).
+TURNING_MAX_MOVES = np.array([0, 0, 0, 0, 16, 292, 568, 27_668, 54_768], dtype=np.int64)
 
 SCORING_CAPTURES = 0  # text 003: one point per captured stone, more points wins
 SCORING_LAST_MOVE = 1  # classic normal play: who cannot move on their turn loses, no passes
