@@ -210,3 +210,29 @@ def test_every_agent_plays_every_perfect_information_game(name):
 @pytest.mark.parametrize("spec", ["alphabeta:depth=2", "mcts:iterations=300"])
 def test_search_agents_beat_random_at_morabaraba(spec):
     assert win_rate(engines.make("morabaraba"), spec) >= 0.9
+
+
+@pytest.mark.parametrize("name", ["konane", "konane-classic"])
+@pytest.mark.parametrize("size", [4, 5, 6, 7, 8])
+def test_every_agent_plays_konane_at_every_size(name, size):
+    game = engines.make(name, size=size)
+    for spec in ["random", "greedy", "minimax:depth=1", "alphabeta:nodes=2000", "mcts:iterations=30"]:
+        final = agents.play_game(game, [agents.make_agent("random", seed=4), agents.make_agent(spec, seed=5)], seed=6)
+        assert final.is_terminal()
+
+
+@pytest.mark.parametrize("spec", ["alphabeta:depth=4", "mcts:iterations=1000"])
+def test_search_agents_beat_random_at_konane(spec):
+    assert win_rate(engines.make("konane"), spec) >= 0.9
+
+
+@pytest.mark.parametrize("size,first_player_wins", [(4, False), (5, True)])
+def test_solver_values_of_small_classic_konane(size, first_player_wins):
+    """The exact values stated in the README (experiments/solve.py), checked against full-depth
+    minimax on 4x4."""
+    state = engines.make("konane-classic", size=size).new_initial_state()
+    solver = agents.make_agent("alphabeta:solve=true")
+    solver.select_move(state)
+    assert solver.last_search.exact and solver.last_search.value == (1.0 if first_player_wins else -1.0)
+    if size == 4:
+        assert np.sign(minimax_score(state, 40)) == solver.last_search.value
