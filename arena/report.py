@@ -3,13 +3,14 @@ first-player win rate, game lengths and thinking time per move."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from arena.ratings import Ratings
 from arena.settings import TournamentSettings
 from arena.store import GameResult
 
-__all__ = ["describe_settings", "format_report"]
+__all__ = ["describe_settings", "format_report", "score_interval"]
 
 
 def describe_settings(settings: TournamentSettings) -> str:
@@ -29,6 +30,17 @@ def _table(rows: list[list[str]], align: str) -> list[str]:
         cells = [cell.rjust(w) if a == "r" else cell.ljust(w) for cell, w, a in zip(row, widths, align)]
         out.append("  ".join(cells).rstrip())
     return out
+
+
+def score_interval(scores: list[float]) -> tuple[float, float]:
+    """Mean score and the half-width of its 95% interval (normal approximation with the sample
+    standard deviation of the game scores, as cutechess and fastchess report it)."""
+    n = len(scores)
+    mean = sum(scores) / n
+    if n < 2:
+        return mean, 0.5
+    variance = sum((x - mean) ** 2 for x in scores) / (n - 1)
+    return mean, 1.96 * math.sqrt(variance / n)
 
 
 def format_report(settings: TournamentSettings, games: list[GameResult], ratings: Ratings) -> str:
@@ -68,13 +80,29 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
     lines += ["Crosstable (wins-draws-losses of the row agent against the column agent):"]
     lines += _table(rows, "l" + "r" * len(names)) + [""]
 
+    lines += ["Pairings (score of the first agent, 95% interval from the games' spread):"]
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            scores = [g.score_for(0 if g.player0 == a else 1) for g in games if {g.player0, g.player1} == {a, b}]
+            if not scores:
+                continue
+            mean, half = score_interval(scores)
+            rows.append([f"{a} vs {b}", f"{100 * mean:.1f}%", f"± {100 * half:.1f}%", f"({len(scores)} games)"])
+    lines += _table(rows, "lrrr") + [""]
+
     n = len(games)
-    first = Counter(g.result for g in games)
-    plies = [g.plies for g in games]
+    # Who moves first is seat 0 in most games, but the holder of the greatest tile in dominoes.
+    game = settings.make_game()
+    first = Counter()
+    for g in games:
+        opener = game.new_initial_state(g.game_seed).current_player
+        first[g.result if opener == 0 else -g.result] += 1
     lines.append(
-        f"Seat 0 (first to move): wins {100 * first[1.0] / n:.1f}%, draws {100 * first[0.0] / n:.1f}%, "
-        f"losses {100 * first[-1.0] / n:.1f}%"
+        f"First player (the one who moves first): wins {100 * first[1.0] / n:.1f}%, "
+        f"draws {100 * first[0.0] / n:.1f}%, losses {100 * first[-1.0] / n:.1f}%"
     )
+    plies = [g.plies for g in games]
     lines.append(f"Game length: {sum(plies) / n:.1f} plies on average (shortest {min(plies)}, longest {max(plies)})")
     seconds = Counter()
     moves = Counter()
