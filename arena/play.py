@@ -44,7 +44,8 @@ EPILOG = """examples:
 COMMANDS = """Commands: a move, or moves (numbered list; then a number picks one), hint, undo, board,
 help, quit."""
 
-DEFAULT_OPPONENT = "alphabeta:time=1"
+#: The opponent when none is given: a strong search that answers in about a second.
+DEFAULT_OPPONENTS = {True: "alphabeta:time=1", False: "ismcts:time=1"}  # by perfect information
 
 
 def add_play_parser(commands) -> None:
@@ -57,7 +58,11 @@ def add_play_parser(commands) -> None:
     )
     play.add_argument("--game", required=True, metavar="NAME[:param=value,...]", help="game and variant parameters (see arena list)")
     play.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a variant parameter of the game (repeatable)")
-    play.add_argument("--opponent", metavar="SPEC", help=f"the agent you play (default {DEFAULT_OPPONENT}; see arena list)")
+    play.add_argument(
+        "--opponent",
+        metavar="SPEC",
+        help=f"the agent you play (default {DEFAULT_OPPONENTS[True]}, or {DEFAULT_OPPONENTS[False]} for dominoes; see arena list)",
+    )
     play.add_argument(
         "--first",
         choices=("human", "agent", "random"),
@@ -248,7 +253,7 @@ def cmd_play(args) -> int:
 
     name, raw = parse_game_spec(args.game)
     game = engines.make(name, **{**raw, **_game_params(args)})
-    opponent = args.opponent or DEFAULT_OPPONENT
+    opponent = args.opponent or DEFAULT_OPPONENTS[game.perfect_information]
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     if args.first == "random":
         human_seat = random.Random(seed).randrange(2)

@@ -8,6 +8,7 @@ search's hot path.
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Iterator, Sequence
@@ -25,7 +26,10 @@ class VariantError(ValueError):
     """An unknown game, an unknown variant parameter or a value out of its range."""
 
 
-_NO_DEFAULT = object()
+def wrap_paragraphs(text: str, width: int = 96) -> str:
+    """Text re-wrapped to ``width`` columns, paragraph by paragraph (blank-line separated)."""
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    return "\n\n".join(textwrap.fill(p, width) for p in paragraphs if p)
 
 
 @dataclass(frozen=True)
@@ -223,7 +227,7 @@ class Game:
 
     def help_text(self) -> str:
         """The rules in a few lines and how to write a move (``HELP``, for this variant)."""
-        return self.HELP
+        return wrap_paragraphs(self.HELP)
 
     def explain_illegal(self, state: "State", move: int) -> str:
         """Why ``move`` is not legal in ``state`` (one line)."""

@@ -33,6 +33,9 @@ def first_moves_until_the_end(count=400):
 # Games whose whole game the tests drive; each entry: arena play arguments.
 GAMES = {
     "mancala": ["--game", "mancala", "--opponent", "alphabeta:depth=2"],
+    "morabaraba": ["--game", "morabaraba", "--opponent", "alphabeta:depth=1"],
+    "konane": ["--game", "konane", "--opponent", "mcts:iterations=200"],
+    "dominoes": ["--game", "dominoes", "--opponent", "ismcts:iterations=200"],
 }
 
 

@@ -36,7 +36,7 @@ import numpy as np
 from engines import contract
 from engines._jit import rng_from_seed
 from engines.dominoes import kernels
-from engines.game import Game, Param, State, VariantError
+from engines.game import Game, Param, State, VariantError, wrap_paragraphs
 
 contract.register(kernels)
 
@@ -85,6 +85,29 @@ class Dominoes(Game):
         "dominoes": {},
         "dominoes-block": {"drawing": False},
     }
+
+    HELP = """\
+Each player gets {hand} tiles of the double-{pips} set; the rest is the boneyard. The holder of the
+greatest tile (a double beats any other tile, then more pips, then the higher end) leads with any
+tile. Then each player in turn puts one tile at an open end of the line whose number it matches.
+{drawing}The first to play all their tiles wins; when nobody can play, fewer tiles in hand wins.
+You see your own hand, the line and how many tiles the others hold.
+
+Write a move as the tile and the end: 6-4L (left end) or 6-4R (right end); 6-4 alone when the tile
+fits only one way.{draw_words}"""
+
+    def help_text(self):
+        p = self.params
+        if p["drawing"]:
+            drawing = (
+                "A player who cannot play draws one tile from the boneyard and the turn passes (even if "
+                "it fits); with an empty boneyard they pass. "
+            )
+            words = " Type draw to draw, pass to pass."
+        else:
+            drawing = "A player who cannot play passes. "
+            words = " Type pass to pass."
+        return wrap_paragraphs(self.HELP.format(hand=p["hand_size"], pips=p["max_pips"], drawing=drawing, draw_words=words))
 
     @property
     def n_tiles(self) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines import contract
-from engines.game import Game, Param, State
+from engines.game import Game, Param, State, wrap_paragraphs
 from engines.mancala import kernels
 from engines.style import Style
 
@@ -57,12 +57,13 @@ pits and your own store (never into the opponent's store). If the last seed land
 you move again. If it lands in an empty pit of your row, you capture the seeds of the opposite
 pit (in kalah, that last seed goes to your store too). When a player's row is empty the game
 ends and each player banks the seeds left in their own row. Most seeds in store wins.
+
 Moves: the letter of one of your pits, a (your leftmost) to {last} (the one next to your store), or
 its number 1-{pits}; your letters are printed on your side of the board."""
 
     def help_text(self):
         pits = self.params["pits"]
-        return self.HELP.format(last=_LETTERS[pits - 1], pits=pits)
+        return wrap_paragraphs(self.HELP.format(last=_LETTERS[pits - 1], pits=pits))
 
     def _init_record(self, record, seed):
         p = self.params

@@ -39,7 +39,7 @@ from typing import Iterable
 import numpy as np
 
 from engines import contract
-from engines.game import Game, IllegalMoveError, Param, State, VariantError
+from engines.game import Game, IllegalMoveError, Param, State, VariantError, wrap_paragraphs
 from engines.morabaraba import board, kernels
 from engines.morabaraba.board import POINT_NAMES, POINT_OF, mill_name
 
@@ -136,6 +136,30 @@ class Morabaraba(Game):
             "max_plies": 200,
         },
     }
+
+    HELP = """\
+Each player has {cows} cows. First the players take turns placing a cow on an empty point; when all
+are placed, a move slides one of your cows along a line to the next empty point, and a player
+with only three cows left flies: moves one to any empty point. Three of your cows on one line
+(a mill; {lines}) shoot one opponent cow: it must be a cow outside mills, unless all of them stand
+in mills. Each time a mill is formed (also remade after breaking it) it shoots. A player left
+with two cows, or with no move on their turn, loses.{draws}
+
+Points are named by column a-g and row 1-7 as printed. Write a placement as the point (d6), a slide
+or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7xg7."""
+
+    def help_text(self):
+        p = self.params
+        lines = "rows, columns and diagonals as drawn" if p["diagonals"] else "rows and columns as drawn"
+        draws = []
+        if p["three_cow_draw_plies"]:
+            draws.append(f"{p['three_cow_draw_plies']} moves without a shot while a player has three cows")
+        if p["no_shot_draw_plies"]:
+            draws.append(f"{p['no_shot_draw_plies']} moves of sliding without a shot")
+        if p["max_plies"]:
+            draws.append(f"{p['max_plies']} moves in all")
+        draw_text = f" Draw after {', or '.join(draws)}." if draws else ""
+        return wrap_paragraphs(self.HELP.format(cows=p["cows"], lines=lines, draws=draw_text))
 
     def _check_params(self):
         p = self.params
