@@ -14,9 +14,10 @@ Design notes:
   stored relative to the node (the "mate distance" adjustment of chess programs).
 * Move ordering: the table's move, then the two killer moves of the ply, then by a history table
   (cutoffs weighted by depth squared), all generic over games.
-* Budgets: iterative deepening stops at ``depth``, when the ``nodes`` budget or the ``time`` runs
-  out (checked every 1024 nodes inside the compiled search) or when the value is proven. An
-  interrupted iteration still counts once its first root move (the previous best) is done.
+* Budgets: iterative deepening stops at ``depth``, when the ``nodes`` budget is spent (checked at
+  every node) or the ``time`` runs out (checked every 1024 nodes inside the compiled search) or
+  when the value is proven. An interrupted iteration still counts once its first root move (the
+  previous iteration's best, always searched first) is done.
 * Solve mode searches until no position was cut off by the horizon, then reports the exact value
   (win, draw or loss) for the player to move.
 """
@@ -82,12 +83,13 @@ def _from_table(score, ply):
 
 @kernel(inline="always")
 def _count_node(stats):
+    """Counts a position; sets STAT_ABORTED when the node budget is spent or (checked every 1024
+    positions, a system call being dearer than a node) the deadline has passed."""
     stats[STAT_NODES] += 1
-    if stats[STAT_NODES] & 1023 == 0:
-        if stats[STAT_NODES] >= stats[STAT_NODE_LIMIT]:
-            stats[STAT_ABORTED] = 1
-        elif stats[STAT_DEADLINE] != 0 and monotonic_ns() >= stats[STAT_DEADLINE]:
-            stats[STAT_ABORTED] = 1
+    if stats[STAT_NODES] >= stats[STAT_NODE_LIMIT]:
+        stats[STAT_ABORTED] = 1
+    elif stats[STAT_NODES] & 1023 == 0 and stats[STAT_DEADLINE] != 0 and monotonic_ns() >= stats[STAT_DEADLINE]:
+        stats[STAT_ABORTED] = 1
 
 
 @kernel
@@ -321,6 +323,8 @@ def alphabeta_search(root, max_depth, node_limit, deadline_ns, table, history, r
             stack[1] = root
             contract.apply_move(child, move)
             _count_node(stats)
+            if stats[STAT_ABORTED]:
+                break
             # A window just below the best so far, so that moves as good as it get an exact
             # score and can share the random tie-break.
             alpha = iteration_best - 1e-9
@@ -345,10 +349,18 @@ def alphabeta_search(root, max_depth, node_limit, deadline_ns, table, history, r
         if searched == n:
             best_move, best_score, completed = iteration_move, iteration_best, depth
             proven = stats[STAT_HORIZON] == 0 or abs(best_score) >= PROVEN_SCORE
-            # Next iteration: the root moves by this one's scores, best first.
+            # Next iteration: the best move first (whatever the tie-break chose), then the others
+            # by this iteration's scores.
             _sort_by_keys(root_moves, root_keys, n)
-        elif searched > 0 and iteration_best > best_score:
-            # Interrupted, but the previous best was searched first and this move beat it.
+            for i in range(n):
+                if root_moves[i] == best_move:
+                    for j in range(i, 0, -1):
+                        root_moves[j] = root_moves[j - 1]
+                    root_moves[0] = best_move
+                    break
+        elif searched > 0:
+            # Interrupted after the previous best, searched first, was done: the deeper
+            # iteration's choice among the moves it searched is the better informed.
             best_move, best_score = iteration_move, iteration_best
         if stats[STAT_ABORTED] or proven:
             break
@@ -365,6 +377,27 @@ def new_table(megabytes: float) -> np.ndarray:
     return np.zeros(1 << (entries.bit_length() - 1), TT_ENTRY)
 
 
+TABLE_MB = Param("table_mb", 16.0, "transposition table size in MiB", low=0.001, high=16384.0)
+
+
+def alphabeta_select(state, limit, table, history, rng) -> SearchInfo:
+    """One iterative-deepening search from ``state`` under ``limit``, as a SearchInfo."""
+    depth = limit.depth or MAX_DEPTH
+    nodes = limit.nodes or 2**62
+    deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+    history >>= 1  # age the history between moves
+    result = np.zeros(4)
+    move = alphabeta_search(state.data, depth, nodes, deadline, table, history, rng, result)
+    score = float(result[0])
+    return SearchInfo(
+        move=int(move),
+        value=0.0 if result[3] and not is_proven(score) else float(to_value(score)),
+        exact=bool(result[3]),
+        depth=int(result[1]),
+        nodes=int(result[2]),
+    )
+
+
 @register_agent
 class AlphaBetaAgent(Agent):
     name = "alphabeta"
@@ -374,7 +407,7 @@ class AlphaBetaAgent(Agent):
         replace(NODES, doc="positions visited per move (100,000 when no depth, nodes or time is given)"),
         TIME,
         Param("solve", False, "deepen until the value is proven and report it (win, draw or loss)"),
-        Param("table_mb", 16.0, "transposition table size in MiB", low=0.001, high=65536.0),
+        TABLE_MB,
     )
     #: The budget when no depth, nodes or time is given and the agent does not solve.
     DEFAULT_LIMIT = Limit(nodes=100_000)
@@ -383,6 +416,10 @@ class AlphaBetaAgent(Agent):
         self.table = new_table(self.params["table_mb"])
         self.history = np.zeros(HISTORY_SIZE, np.int64)
 
+    def reset(self):
+        self.table[:] = 0
+        self.history[:] = 0
+
     @property
     def limit(self):
         limit = super().limit
@@ -390,22 +427,5 @@ class AlphaBetaAgent(Agent):
             return self.DEFAULT_LIMIT
         return limit
 
-    def reset(self):
-        self.table[:] = 0
-        self.history[:] = 0
-
     def _select(self, state, limit):
-        depth = limit.depth or MAX_DEPTH
-        nodes = limit.nodes or 2**62
-        deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
-        self.history >>= 1  # age the history between moves
-        result = np.zeros(4)
-        move = alphabeta_search(state.data, depth, nodes, deadline, self.table, self.history, self.rng, result)
-        score = float(result[0])
-        return SearchInfo(
-            move=int(move),
-            value=0.0 if result[3] and not is_proven(score) else to_value(score),
-            exact=bool(result[3]),
-            depth=int(result[1]),
-            nodes=int(result[2]),
-        )
+        return alphabeta_select(state, limit, self.table, self.history, self.rng)

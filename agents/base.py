@@ -3,6 +3,7 @@ spec syntax (``name`` or ``name:key=value,...``) and the one registry of agents.
 
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass, fields
 from types import MappingProxyType
@@ -27,7 +28,9 @@ __all__ = [
 class Limit:
     """A search budget (after python-chess's ``chess.engine.Limit``): the search stops at the first
     limit reached. ``time`` in seconds; ``depth`` in plies; ``nodes`` positions visited (alpha-beta,
-    minimax); ``iterations`` simulations (MCTS) or sampled worlds (PIMC). ``None`` means no limit.
+    and per world in PIMC); ``iterations`` simulations (MCTS, ISMCTS) or sampled worlds (PIMC).
+    ``None`` means no limit. Each agent uses the limits it knows: ``minimax`` (the plain reference)
+    only its depth, ``random`` and ``greedy`` none.
 
     Depth, node and iteration budgets are reproducible: the same seed gives the same move on any
     machine. A time budget is not: how far a search gets depends on the machine and its load.
@@ -37,11 +40,6 @@ class Limit:
     depth: int | None = None
     nodes: int | None = None
     iterations: int | None = None
-
-    def replace(self, **changes: Any) -> "Limit":
-        values = {f.name: getattr(self, f.name) for f in fields(self)}
-        values.update(changes)
-        return Limit(**values)
 
 
 @dataclass
@@ -83,8 +81,9 @@ class Agent:
 
     Subclasses set ``name``, ``summary`` and ``PARAMS`` and implement ``_select(state, limit)``.
     Make agents with :func:`make_agent` from a spec string. Every random choice of an agent
-    draws from its own generator, seeded by ``seed``: the same seed plays the same moves (under a
-    reproducible budget, see :class:`Limit`).
+    draws from its own generator, seeded by ``seed`` (a fresh seed, kept in ``agent.seed``, when
+    none is given): the same seed plays the same moves (under a reproducible budget, see
+    :class:`Limit`).
     """
 
     name: ClassVar[str]
@@ -106,8 +105,9 @@ class Agent:
             values[key] = by_name[key].validate(self.name, value)
         self.params = MappingProxyType(values)
         self._check_params()
-        self.seed = seed
-        self.rng = rng_from_seed(0 if seed is None else seed)
+        # No seed: a fresh one, kept in ``self.seed`` so that the agent's play can be replayed.
+        self.seed = secrets.randbits(63) if seed is None else int(seed)
+        self.rng = rng_from_seed(self.seed)
         self.last_search: SearchInfo | None = None
 
     def _check_params(self) -> None:
@@ -117,7 +117,7 @@ class Agent:
     def spec(self) -> str:
         """The spec string that makes this agent (parameters that differ from the defaults)."""
         changed = [
-            f"{p.name}={_spec_value(self.params[p.name])}"
+            f"{p.name}={format_value(self.params[p.name])}"
             for p in self.PARAMS
             if self.params[p.name] != p.default
         ]
@@ -184,7 +184,8 @@ class Agent:
         raise NotImplementedError
 
 
-def _spec_value(value: Any) -> str:
+def format_value(value: Any) -> str:
+    """A parameter value as written in a spec (``none``, ``true``, ``0.5``, ``2000``)."""
     if value is None:
         return "none"
     if isinstance(value, bool):

@@ -23,9 +23,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from agents.alphabeta import HISTORY_SIZE, MAX_DEPTH, alphabeta_search, new_table
+from agents.alphabeta import (
+    HISTORY_SIZE,
+    MAX_DEPTH,
+    TABLE_MB,
+    AlphaBetaAgent,
+    alphabeta_search,
+    alphabeta_select,
+    new_table,
+)
 from agents.base import DEPTH, ITERATIONS, NODES, TIME, Agent, Limit, SearchInfo, register_agent
-from agents.mcts import NO_NODE, ROOT
+from agents.mcts import NO_NODE, ROOT, grow_tree
 from agents.scores import to_value
 from engines import Param, contract
 from engines._jit import kernel, monotonic_ns, rng_below
@@ -127,6 +135,10 @@ def ismcts_run(view, tree, counters, c, max_iterations, deadline_ns, rng):
                     child = tree[child]["next_sibling"]
                 if child_of[i] == NO_NODE:
                     untried += 1
+            # Every child whose move is legal in this world was available for selection.
+            for i in range(n):
+                if child_of[i] != NO_NODE:
+                    tree[child_of[i]]["available"] += 1
             if untried > 0:  # expand a legal move without a child, chosen at random
                 pick = rng_below(rng, untried)
                 for i in range(n):
@@ -155,7 +167,6 @@ def ismcts_run(view, tree, counters, c, max_iterations, deadline_ns, rng):
             best_score = -np.inf
             for i in range(n):
                 child = child_of[i]
-                tree[child]["available"] += 1
                 visits = np.float64(tree[child]["visits"])
                 score = tree[child]["total"] / visits + c * math.sqrt(math.log(tree[child]["available"]) / visits)
                 if score > best_score:
@@ -223,8 +234,9 @@ class PIMCAgent(_WorldSampler):
         replace(DEPTH, doc="alpha-beta depth in each world"),
         replace(NODES, doc="positions per world (2,000 when neither depth nor nodes is given)"),
         replace(TIME, doc="seconds per move, shared by the worlds (not reproducible)"),
-        Param("table_mb", 4.0, "transposition table size in MiB", low=0.001, high=65536.0),
+        TABLE_MB,
     )
+    #: Positions per world when no depth or nodes is given: each world is cheap, many are sampled.
     DEFAULT_NODES = 2_000
 
     def _check_params(self):
@@ -235,15 +247,10 @@ class PIMCAgent(_WorldSampler):
         self.table[:] = 0
         self.history[:] = 0
 
-    @property
-    def limit(self):
-        limit = super().limit
-        return limit.replace(iterations=self.params["worlds"])
-
     def _select(self, state, limit):
         moves = state.legal_moves()
-        depth = limit.depth or self.params["depth"] or MAX_DEPTH
-        nodes = limit.nodes or self.params["nodes"] or (self.DEFAULT_NODES if not (limit.depth or self.params["depth"]) else 2**62)
+        depth = limit.depth or MAX_DEPTH
+        nodes = limit.nodes or (self.DEFAULT_NODES if limit.depth is None and limit.time is None else 2**62)
         worlds = limit.iterations or self.params["worlds"]
         deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
         votes = np.zeros(len(moves))
@@ -268,32 +275,15 @@ class ISMCTSAgent(_WorldSampler):
         TIME,
         Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0),
     )
-    DEFAULT_LIMIT = Limit(iterations=10_000)
-    INITIAL_CAPACITY = 1 << 16
-
-    @property
-    def limit(self):
-        limit = super().limit
-        return self.DEFAULT_LIMIT if limit == Limit() else limit
+    DEFAULT_ITERATIONS = 10_000
 
     def _select(self, state, limit):
-        iterations = limit.iterations
-        deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
-        if iterations is None and not deadline:
-            iterations = self.DEFAULT_LIMIT.iterations
-        capacity = iterations + 1 if iterations else self.INITIAL_CAPACITY
-        tree = np.empty(capacity, ISMCTS_NODE)
-        counters = np.zeros(3, np.int64)
-        ismcts_init(tree, counters)
-        target = iterations or 2**62
-        while True:
-            ran = ismcts_run(state.data, tree, counters, self.params["c"], target, deadline, self.rng)
-            if counters[1] >= target or (deadline and time.monotonic_ns() >= deadline):
-                break
-            if counters[0] >= len(tree):
-                tree = np.concatenate([tree, np.empty(len(tree), ISMCTS_NODE)])
-            elif ran == 0:
-                break  # the sampler keeps failing
+        c = self.params["c"]
+
+        def run(tree, counters, target, deadline):
+            return ismcts_run(state.data, tree, counters, c, target, deadline, self.rng)
+
+        tree, counters = grow_tree(run, ISMCTS_NODE, ismcts_init, limit, self.DEFAULT_ITERATIONS)
         best = ismcts_best_child(state.data, tree, self.rng)
         if best == NO_NODE:
             raise ValueError(f"{state.game.name}: no world consistent with the view could be sampled")
@@ -318,16 +308,24 @@ class CheatingAgent(Agent):
     plays_hidden_information = True
     sees_everything = True
     PARAMS = (
-        replace(DEPTH, doc="search depth"),
-        replace(NODES, doc="positions per move (20,000 when neither depth nor nodes is given)"),
+        DEPTH,
+        replace(NODES, doc="positions per move (100,000 when no depth, nodes or time is given)"),
         TIME,
+        TABLE_MB,
     )
 
+    def _check_params(self):
+        self.table = new_table(self.params["table_mb"])
+        self.history = np.zeros(HISTORY_SIZE, np.int64)
+
+    def reset(self):
+        self.table[:] = 0
+        self.history[:] = 0
+
+    @property
+    def limit(self):
+        limit = super().limit
+        return AlphaBetaAgent.DEFAULT_LIMIT if limit == Limit() else limit
+
     def _select(self, state, limit):
-        table = new_table(4)
-        depth = limit.depth or MAX_DEPTH
-        nodes = limit.nodes or (20_000 if not limit.depth and not limit.time else 2**62)
-        deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
-        result = np.zeros(4)
-        move = alphabeta_search(state.data, depth, nodes, deadline, table, np.zeros(HISTORY_SIZE, np.int64), self.rng, result)
-        return SearchInfo(move=int(move), value=float(to_value(result[0])), depth=int(result[1]), nodes=int(result[2]))
+        return alphabeta_select(state, limit, self.table, self.history, self.rng)

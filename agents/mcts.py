@@ -2,8 +2,9 @@
 
 Each simulation descends the tree from the root by UCB1 (mean reward + ``c`` * sqrt(ln N / n)),
 adds one child for a move not tried yet (chosen uniformly at random), plays a random game to the
-end from there and backs the result up. Node ``i`` is created by simulation ``i`` in preallocated
-parallel fields (after mctx's ``Tree``). A node's statistics are from the point of view of the
+end from there and backs the result up. The tree is one preallocated array of node records
+(after mctx's ``Tree``); each simulation adds at most one node, none when it ends in a terminal
+node already in the tree. A node's statistics are from the point of view of the
 player who made the move into it (whoever that was: an extra turn or a pass changes nothing), so
 the parent always maximises over its children. The move played is the most visited child, ties
 broken uniformly at random.
@@ -191,6 +192,37 @@ def most_visited_child(tree, rng):
     return best
 
 
+#: Nodes allocated at first; the tree doubles whenever it fills, so a large or time-limited budget
+#: costs memory only as the tree actually grows.
+INITIAL_CAPACITY = 1 << 16
+
+
+def grow_tree(run, node_dtype, init, limit: Limit, default_iterations: int):
+    """Runs a tree search to its budget in a tree that grows as needed; returns (tree, counters).
+
+    ``run(tree, counters, target, deadline_ns)`` adds simulations until ``target`` in all, the
+    deadline or a full tree and returns how many it ran; ``init(tree, counters)`` makes the root.
+    counters: int64[3] (nodes, simulations, deepest selection).
+    """
+    iterations = limit.iterations
+    deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+    if iterations is None and not deadline:
+        iterations = default_iterations
+    target = iterations or 2**62
+    tree = np.empty(min(target + 1, INITIAL_CAPACITY), node_dtype)
+    counters = np.zeros(3, np.int64)
+    init(tree, counters)
+    while True:
+        ran = run(tree, counters, target, deadline)
+        if counters[COUNT_SIMULATIONS] >= target or (deadline and time.monotonic_ns() >= deadline):
+            break
+        if counters[COUNT_NODES] >= len(tree):
+            tree = np.concatenate([tree, np.empty(len(tree), node_dtype)])
+        elif ran == 0:
+            break  # nothing more can run (a hidden-world sampler that keeps failing)
+    return tree, counters
+
+
 @register_agent
 class MCTSAgent(Agent):
     name = "mcts"
@@ -200,33 +232,16 @@ class MCTSAgent(Agent):
         TIME,
         Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0),
     )
-    DEFAULT_LIMIT = Limit(iterations=10_000)
-    #: Nodes allocated at first for a search limited by time only; doubled whenever it fills.
-    INITIAL_CAPACITY = 1 << 16
-
-    @property
-    def limit(self):
-        limit = super().limit
-        return self.DEFAULT_LIMIT if limit == Limit() else limit
+    DEFAULT_ITERATIONS = 10_000
 
     def _select(self, state, limit):
-        iterations = limit.iterations
-        deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
-        if iterations is None and not deadline:
-            iterations = self.DEFAULT_LIMIT.iterations
-        capacity = iterations + 1 if iterations else self.INITIAL_CAPACITY
-        tree = np.empty(capacity, NODE)
-        counters = np.zeros(3, np.int64)
-        init_tree(tree, counters)
-        target = iterations or 2**62
-        while True:
-            mcts_run(state.data, tree, counters, self.params["c"], target, deadline, self.rng)
-            if counters[COUNT_SIMULATIONS] >= target or (deadline and time.monotonic_ns() >= deadline):
-                break
-            if counters[COUNT_NODES] >= len(tree):  # full: grow and go on
-                tree = np.concatenate([tree, np.empty(len(tree), NODE)])
-        best = most_visited_child(tree, self.rng)
-        node = tree[best]
+        c = self.params["c"]
+
+        def run(tree, counters, target, deadline):
+            return mcts_run(state.data, tree, counters, c, target, deadline, self.rng)
+
+        tree, counters = grow_tree(run, NODE, init_tree, limit, self.DEFAULT_ITERATIONS)
+        node = tree[most_visited_child(tree, self.rng)]
         return SearchInfo(
             move=int(node["move"]),
             value=float(node["total"] / node["visits"]),

@@ -104,5 +104,5 @@ class MinimaxAgent(Agent):
         nodes = np.zeros(1, np.int64)
         move, score = minimax_search(state.data, depth, self.rng, nodes)
         return SearchInfo(
-            move=int(move), value=to_value(score), exact=is_proven(score), depth=depth, nodes=int(nodes[0])
+            move=int(move), value=float(to_value(score)), exact=bool(is_proven(score)), depth=depth, nodes=int(nodes[0])
         )

@@ -29,6 +29,10 @@ def greedy_move(root, rng):
     """
     moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
     n = contract.legal_moves(root, moves)
+    if n == 1:
+        # Nothing to choose (and in a hidden-information view a forced draw could not be played
+        # out: the drawn tile is unknown).
+        return moves[0], 0.0
     me = contract.current_player(root)
     child = contract.new_states(root, 1)
     best_move = moves[0]
@@ -70,4 +74,4 @@ class GreedyAgent(Agent):
 
     def _select(self, state, limit):
         move, score = greedy_move(state.data, self.rng)
-        return SearchInfo(move=int(move), value=to_value(score), depth=1)
+        return SearchInfo(move=int(move), value=float(to_value(score)), depth=1)

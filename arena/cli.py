@@ -62,7 +62,8 @@ def _build_parser() -> argparse.ArgumentParser:
         "--move-time",
         type=float,
         metavar="SECONDS",
-        help="seconds per move for every agent, replacing their own budgets (not reproducible)",
+        help="seconds per move for the searching agents (alphabeta, mcts, pimc, ismcts), replacing "
+        "their own budgets (not reproducible); random, greedy and minimax have no clock",
     )
     run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
     run.add_argument("--out", metavar="DIR", help="run folder (default: arena-runs/<game>-<agents>-<hash of the settings>)")
@@ -157,6 +158,7 @@ def _cmd_report(args) -> int:
 def _cmd_list(args) -> int:
     import agents
     import engines
+    from agents.base import format_value
 
     print("Games (--game NAME[:param=value,...]), parameters with their defaults:")
     for name in engines.available_games():
@@ -166,7 +168,7 @@ def _cmd_list(args) -> int:
         print(f"  {name:<18} {cls.summary} [{family}]")
         for p in cls.PARAMS:
             value = preset.get(p.name, p.default)
-            print(f"      {p.name}={_show(value):<10} {p.doc}; {p.allowed()}")
+            print(f"      {p.name}={format_value(value):<10} {p.doc}; {p.allowed()}")
     print()
     print("Agents (--agents NAME[:param=value,...]), parameters with their defaults:")
     for name in agents.available_agents():
@@ -174,16 +176,8 @@ def _cmd_list(args) -> int:
         hidden = "" if cls.plays_hidden_information else " (perfect-information games)"
         print(f"  {name:<18} {cls.summary}{hidden}")
         for p in cls.PARAMS:
-            print(f"      {p.name}={_show(p.default):<10} {p.doc}; {p.allowed()}")
+            print(f"      {p.name}={format_value(p.default):<10} {p.doc}; {p.allowed()}")
     return 0
-
-
-def _show(value) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return str(value).lower()
-    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _cmd_replay(args) -> int:

@@ -158,7 +158,7 @@ class PlaySession:
                 self.hint()
             elif command == "undo":
                 self.undo()
-            elif command.isdigit() and self.listed is not None:
+            elif command.isascii() and command.isdigit() and self.listed is not None:
                 index = int(command)
                 if 1 <= index <= len(self.listed):
                     self.play_human(self.listed[index - 1])
@@ -208,21 +208,22 @@ class PlaySession:
     def run(self) -> int:
         self.write(f"{self.game.name}, seed {self.seed}: you are {self.name(self.human)}, against {self.opponent_spec}.")
         self.write("Type help for the rules and commands, moves for your legal moves.")
-        self.opponent.warm_up(self.game)
-        quitted = False
+        quitted = True  # unless the game reaches its end
         try:
+            self.opponent.warm_up(self.game)
             while not self.state.is_terminal():
                 if self.state.current_player == self.human:
                     self.show_board()
                     if not self.human_turn():
-                        quitted = True
                         break
                 else:
                     self.agent_turn()
+            else:
+                quitted = False
         except (EOFError, KeyboardInterrupt):
-            quitted = True
             self.write("")
-        self.finish(quitted)
+        finally:
+            self.finish(quitted)  # the record is saved whatever ended the game
         return 0
 
     def finish(self, quitted: bool) -> None:
@@ -238,12 +239,26 @@ class PlaySession:
             players=[("human" if s == self.human else self.opponent_spec) for s in (0, 1)],
             finished=not quitted,
         )
-        folder = os.path.dirname(self.record_path)
+        try:
+            with open(self.record_path, "w", encoding="utf-8") as handle:
+                handle.write(record.to_json() + "\n")
+        except OSError as error:
+            self.write(f"Could not save the game record to {self.record_path} ({error.strerror}); here it is:")
+            self.write(record.to_json())
+            return
+        self.write(f"Game record saved to {self.record_path} (replay it: arena replay {self.record_path})")
+
+
+def _check_writable(path: str) -> None:
+    """Makes sure the record can be saved before a game is played, not after."""
+    try:
+        folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
-        with open(self.record_path, "w", encoding="utf-8") as handle:
-            handle.write(record.to_json() + "\n")
-        self.write(f"Game record saved to {self.record_path} (replay it: arena replay {self.record_path})")
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise ValueError(f"cannot write the game record to {path}: {error.strerror or error}") from None
 
 
 def cmd_play(args) -> int:
@@ -260,5 +275,6 @@ def cmd_play(args) -> int:
     else:
         human_seat = 0 if args.first == "human" else 1
     record = args.record or os.path.join("arena-games", f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+    _check_writable(record)
     style = terminal_style(sys.stdout, force_ascii=args.ascii)
     return PlaySession(game, opponent, human_seat, seed, style, record).run()

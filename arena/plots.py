@@ -30,7 +30,7 @@ def _title(settings: TournamentSettings, n_games: int) -> str:
 
 
 def plot_elo(settings, ratings: Ratings, n_games: int, path: str) -> None:
-    order = ratings.order()[::-1]  # best on top
+    order = [i for i in ratings.order() if not np.isnan(ratings.elo[i])][::-1]  # best on top
     names = [ratings.names[i] for i in order]
     elo = ratings.elo[order]
     low = elo - ratings.low[order]

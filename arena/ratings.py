@@ -40,7 +40,7 @@ class Ratings:
     """Fitted ratings, one entry per agent in ``names`` order (arrays)."""
 
     names: list[str]
-    elo: np.ndarray  # anchored
+    elo: np.ndarray  # anchored; NaN for an agent without games
     low: np.ndarray  # 95% interval, anchored
     high: np.ndarray
     games: np.ndarray
@@ -56,8 +56,8 @@ class Ratings:
         return float((self.high[i] - self.low[i]) / 2.0)
 
     def order(self) -> list[int]:
-        """Agent indices, best first."""
-        return sorted(range(len(self.names)), key=lambda i: -self.elo[i])
+        """Agent indices, best first (agents without games, unrated, last)."""
+        return sorted(range(len(self.names)), key=lambda i: (np.isnan(self.elo[i]), -np.nan_to_num(self.elo[i])))
 
 
 def _pairing_tables(results, names):
@@ -102,6 +102,32 @@ def _mm_fit(n, wins, iterations=10_000, tolerance=1e-10):
     return log_g
 
 
+def _resample(n, draws, elo, samples, seed):
+    """Points of every agent in ``samples`` tournaments replayed from the fitted model: each
+    pairing's games as wins, draws and losses with the fitted expected score and the pairing's
+    own draw rate. Returns points[samples, k]."""
+    rng = np.random.default_rng(seed)
+    k = len(elo)
+    g = 10.0 ** (elo / 400.0)
+    expected = g[:, None] / (g[:, None] + g[None, :])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_draw = np.where(n > 0, draws / n, 0.0)
+    p_win = np.clip(expected - p_draw / 2.0, 0.0, 1.0)
+    p_loss = np.clip(1.0 - expected - p_draw / 2.0, 0.0, 1.0)
+    sampled = np.zeros((samples, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            games = int(n[i, j])
+            if games == 0:
+                continue
+            probabilities = np.array([p_win[i, j], p_draw[i, j], p_loss[i, j]])
+            outcome = rng.multinomial(games, probabilities / probabilities.sum(), size=samples)
+            points_ij = outcome[:, 0] + 0.5 * outcome[:, 1]
+            sampled[:, i] += points_ij
+            sampled[:, j] += games - points_ij
+    return sampled
+
+
 def fit_ratings(
     results: Iterable[tuple[str, str, float]],
     names: Sequence[str] | None = None,
@@ -132,46 +158,40 @@ def fit_ratings(
     if anchor is not None and anchor not in names:
         raise ValueError(f"anchor {anchor!r} is not an agent of these games; agents: {', '.join(names)}")
     n, points, draws = _pairing_tables(results, names)
-    met = n > 0
-    n_prior = n + prior_draws * met
-    points_prior = points + 0.5 * prior_draws * met
+    # Agents without a game yet (an interrupted first round) have no rating: fit the others.
+    active = np.flatnonzero(n.sum(axis=1) > 0)
+    if anchor is not None and names.index(anchor) not in active:
+        raise ValueError(f"anchor {anchor!r} has played no game yet")
+    sub = np.ix_(active, active)
+    met = n[sub] > 0
+    n_prior = n[sub] + prior_draws * met
+    points_prior = points[sub] + 0.5 * prior_draws * met
+    anchor_at = None if anchor is None else int(np.flatnonzero(active == names.index(anchor))[0])
 
     def to_elo(log_g):
         elo = log_g * ELO_PER_NEPER
-        shift = elo[..., names.index(anchor)] if anchor is not None else elo.mean(axis=-1)
+        shift = elo[..., anchor_at] if anchor_at is not None else elo.mean(axis=-1)
         return elo - np.asarray(shift)[..., None]
 
-    elo = to_elo(_mm_fit(n_prior, points_prior.sum(axis=1)[None, :]))[0]
-    low = high = elo
-    if bootstrap > 0 and results:
-        rng = np.random.default_rng(seed)
-        g = 10.0 ** (elo / 400.0)
-        expected = g[:, None] / (g[:, None] + g[None, :])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            draw_rate = np.where(n > 0, draws / n, 0.0)
-        p_draw = draw_rate
-        p_win = np.clip(expected - p_draw / 2.0, 0.0, 1.0)
-        p_loss = np.clip(1.0 - expected - p_draw / 2.0, 0.0, 1.0)
-        total = p_win + p_draw + p_loss
-        sampled = np.zeros((bootstrap, len(names)))
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
-                games = int(n[i, j])
-                if games == 0:
-                    continue
-                probabilities = np.array([p_win[i, j], p_draw[i, j], p_loss[i, j]]) / total[i, j]
-                outcome = rng.multinomial(games, probabilities, size=bootstrap)
-                points_ij = outcome[:, 0] + 0.5 * outcome[:, 1]
-                sampled[:, i] += points_ij
-                sampled[:, j] += games - points_ij
-        prior_points = (0.5 * prior_draws * met).sum(axis=1)
-        replicate = to_elo(_mm_fit(n_prior, sampled + prior_points[None, :]))
-        low, high = np.percentile(replicate, [2.5, 97.5], axis=0)
+    elo = np.full(len(names), np.nan)
+    low = np.full(len(names), np.nan)
+    high = np.full(len(names), np.nan)
+    if len(active):
+        fitted = to_elo(_mm_fit(n_prior, points_prior.sum(axis=1)[None, :]))[0]
+        elo[active] = fitted
+        low[active] = high[active] = fitted
+        if bootstrap > 0 and len(active) > 1:
+            resampled = _resample(n[sub], draws[sub], fitted, bootstrap, seed)
+            prior_points = (0.5 * prior_draws * met).sum(axis=1)
+            replicate = to_elo(_mm_fit(n_prior, resampled + prior_points[None, :]))
+            low[active], high[active] = np.percentile(replicate, [2.5, 97.5], axis=0)
+            low = np.fmin(low, elo)
+            high = np.fmax(high, elo)
     return Ratings(
         names=names,
         elo=elo,
-        low=np.minimum(low, elo),
-        high=np.maximum(high, elo),
+        low=low,
+        high=high,
         games=n.sum(axis=1),
         points=points.sum(axis=1),
         draws=draws.sum(axis=1),

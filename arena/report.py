@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
+
 from arena.ratings import Ratings
 from arena.settings import TournamentSettings
 from arena.store import GameResult
@@ -58,8 +60,8 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
             [
                 str(rank),
                 ratings.names[i],
-                f"{ratings.elo[i]:+.0f}",
-                f"{ratings.margin(i):.0f}",
+                "-" if np.isnan(ratings.elo[i]) else f"{ratings.elo[i]:+.0f}",
+                "-" if np.isnan(ratings.elo[i]) else f"{ratings.margin(i):.0f}",
                 f"{ratings.games[i]:.0f}",
                 f"{100 * ratings.points[i] / played:.1f}%",
                 f"{100 * ratings.draws[i] / played:.1f}%",
@@ -113,7 +115,7 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
         moves[g.player1] += g.moves1
     per_move = ", ".join(f"{name} {1000 * seconds[name] / max(moves[name], 1):.2f} ms" for name in names)
     lines.append(f"Time per move: {per_move}")
-    reasons = Counter("rules" if g.end_reason == "rules" else g.end_reason for g in games)
+    reasons = Counter(g.end_reason for g in games)
     if set(reasons) != {"rules"}:
         lines.append("Games not ended by the rules:")
         lines += [f"  {count} x {reason}" for reason, count in reasons.items() if reason != "rules"]

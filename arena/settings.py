@@ -39,10 +39,15 @@ def parse_game_spec(text: str) -> tuple[str, dict[str, str]]:
     return agents.parse_spec(text)
 
 
-def derive_seed(*parts: int) -> int:
-    """A 63-bit seed from the tournament seed and a game's coordinates (stable across runs)."""
+def derive_seed(*parts) -> int:
+    """A 63-bit seed from the tournament seed, a purpose (``"start"``, ``"agent"``) and a game's
+    coordinates: stable across runs, and different purposes never share a stream."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 1
+
+
+MIN_MOVE_TIME = 0.001
+MAX_MOVE_TIME = 86_400.0
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,8 @@ class TournamentSettings:
             raise ValueError(f"games per pairing must be at least 1, not {self.games}")
         if self.swap and self.games % 2:
             raise ValueError(f"games per pairing must be even to swap seats in pairs, not {self.games} (or use --noswap)")
-        if self.move_time is not None and self.move_time <= 0:
-            raise ValueError(f"move time must be positive, not {self.move_time}")
+        if self.move_time is not None and not (MIN_MOVE_TIME <= self.move_time <= MAX_MOVE_TIME):
+            raise ValueError(f"move time must be from {MIN_MOVE_TIME:g} to {MAX_MOVE_TIME:g} seconds, not {self.move_time}")
         if not self.labels:
             object.__setattr__(self, "labels", _labels(self.agents))
 
@@ -139,8 +144,8 @@ class TournamentSettings:
             for p, (i, j) in enumerate(pairings):
                 players = (j, i) if second else (i, j)
                 game_id = len(games)
-                game_seed = derive_seed(self.seed, p, pair_index)
-                agent_seeds = (derive_seed(self.seed, game_id, 0), derive_seed(self.seed, game_id, 1))
+                game_seed = derive_seed(self.seed, "start", p, pair_index)
+                agent_seeds = (derive_seed(self.seed, "agent", game_id, 0), derive_seed(self.seed, "agent", game_id, 1))
                 games.append(ScheduledGame(game_id, (i, j), players, game_seed, agent_seeds))
         return games
 

@@ -89,12 +89,15 @@ class RunStore:
         """This store's connection (opened once per process), in a transaction that commits on
         success. Write-ahead logging lets worker processes write while others read; a commit
         survives a crash of the program (``synchronous=NORMAL``), and waiting writers queue."""
-        if self._connection is None:
-            self._connection = sqlite3.connect(self.path, timeout=60)
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=NORMAL")
-        with self._connection:
-            yield self._connection
+        try:
+            if self._connection is None:
+                self._connection = sqlite3.connect(self.path, timeout=60)
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.execute("PRAGMA synchronous=NORMAL")
+            with self._connection:
+                yield self._connection
+        except sqlite3.Error as error:
+            raise ValueError(f"cannot use the results database {self.path}: {error}") from None
 
     def close(self) -> None:
         if self._connection is not None:
@@ -107,7 +110,10 @@ class RunStore:
         Raises:
             ValueError: the folder holds a run with other settings (the message lists them).
         """
-        os.makedirs(self.out_dir, exist_ok=True)
+        try:
+            os.makedirs(self.out_dir, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"cannot create the run folder {self.out_dir}: {error.strerror or error}") from None
         with self._connect() as db:
             db.executescript(_SCHEMA)
             row = db.execute("SELECT value FROM settings WHERE key = 'tournament'").fetchone()

@@ -138,7 +138,19 @@ def run_tournament(
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
     store = RunStore(out_dir)
-    store.open(settings)
+    try:
+        store.open(settings)
+        compilations = _play_missing(settings, store, concurrency, progress, on_result)
+    finally:
+        store.close()
+    run = load_run(out_dir)
+    run.worker_compilations = compilations
+    return run
+
+
+def _play_missing(settings, store, concurrency, progress, on_result) -> int | None:
+    """Plays the games not yet stored; returns the kernels compiled by worker processes after
+    their warm-up (None when the games were played here)."""
     done = store.finished_ids()
     todo = [g for g in settings.schedule() if g.id not in done]
     finished = store.games()
@@ -160,27 +172,22 @@ def run_tournament(
         bar.update(len(results))
         bar.set_postfix_str(_running_score(settings, finished))
 
-    compilations = None
-    if todo:
+    try:
+        if not todo:
+            return None
         game = settings.make_game()
         # Compile (or load) every kernel once here, so that workers only load them from the cache.
         warm_up_agents(settings, game)
-        try:
-            if concurrency == 1:
-                for scheduled in todo:
-                    result = play_scheduled_game(settings, scheduled, game)
-                    store.add(result)
-                    record([result])
-            else:
-                compilations = _run_pool(settings, out_dir, todo, concurrency, record)
-        finally:
-            bar.close()
-    else:
+        workers = min(concurrency, len(todo))  # more would start and warm up for nothing
+        if workers == 1:
+            for scheduled in todo:
+                result = play_scheduled_game(settings, scheduled, game)
+                store.add(result)
+                record([result])
+            return None
+        return _run_pool(settings, store.out_dir, todo, workers, record)
+    finally:
         bar.close()
-    store.close()
-    run = load_run(out_dir)
-    run.worker_compilations = compilations
-    return run
 
 
 #: A worker task lasts about this long: fast games are sent in batches so that the round trip

@@ -17,7 +17,9 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
     """Plays one game of the schedule with fresh agents seeded for it; the result depends on the
     settings and the game only (never on the process or the order), so runs are reproducible.
 
-    An agent that fails (an exception, an illegal move) loses the game; the reason is recorded.
+    An agent that fails (raises, or returns an illegal move) loses the game, with the reason
+    recorded and score 0; an error of the engine itself is not the agent's fault and stops the
+    run (``end_reason`` is ``"rules"`` for every game that ended by the rules).
     """
     game = game or settings.make_game()
     seats = [
@@ -36,16 +38,18 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
         start = time.perf_counter()
         try:
             move = seats[mover].select_move(seats[mover].observe(state, mover), limit)
-            text = game.format_move(state, move)
-            state.apply(move)
         except Exception as error:  # an agent's failure must not stop the tournament
             end_reason = f"error in seat {mover} ({settings.agents[scheduled.players[mover]]}): {error}"
-            result = -1.0 if mover == 0 else 1.0
-            break
         finally:
             thinking[mover] += time.perf_counter() - start
             chosen[mover] += 1
-        names.append(text)
+        if end_reason == "rules" and not state.is_legal(move):
+            end_reason = f"illegal move {move} by seat {mover} ({settings.agents[scheduled.players[mover]]})"
+        if end_reason != "rules":
+            result = -1.0 if mover == 0 else 1.0
+            break
+        names.append(game.format_move(state, move))
+        state.apply(move)
     if result is None:
         result = state.outcome()
     return GameResult(
@@ -59,7 +63,7 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
         seed1=scheduled.agent_seeds[1],
         moves=names,
         result=float(result),
-        score=state.score(),
+        score=state.score() if end_reason == "rules" else 0,
         plies=len(names),
         time0=thinking[0],
         time1=thinking[1],

@@ -32,6 +32,7 @@ __all__ = [
     "rng_next",
     "rng_below",
     "rng_uniform",
+    "mix64",
     "monotonic_ns",
 ]
 
@@ -65,16 +66,18 @@ def _is_under(path: Path, roots) -> bool:
 
 
 class _ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """Caches this project's kernels, stamped with the hash of the whole compiled source tree."""
+    """Caches this project's kernels beside their sources (or in ``NUMBA_CACHE_DIR``), stamped
+    with the hash of the whole compiled source tree."""
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = self._cache_folder(py_file)
+
+    def _cache_folder(self, py_file):
         if config.CACHE_DIR:
-            subpath = self.get_suitable_cache_subpath(py_file)
-            self._cache_path = os.path.join(config.CACHE_DIR, subpath)
-        else:
-            self._cache_path = os.path.join(os.path.dirname(py_file), "__pycache__")
+            return os.path.join(config.CACHE_DIR, self.get_suitable_cache_subpath(py_file))
+        return os.path.join(os.path.dirname(py_file), "__pycache__")
 
     def get_cache_path(self):
         return self._cache_path
@@ -88,14 +91,24 @@ class _ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cache
         path = Path(py_file).resolve()
         if not _is_under(path, _COMPILED_ROOTS + _CHECKOUT_ROOTS):
             return None
-        return super().from_function(py_func, py_file)
+        return super().from_function(py_func, py_file)  # None if the folder is not writable
+
+
+class _ProjectUserCacheLocator(_ProjectCacheLocator):
+    """The same stamps, in the user's cache folder, for an install whose folders are read-only
+    (numba's own fallback would stamp each kernel with its own file only)."""
+
+    def _cache_folder(self, py_file):
+        user_cache = caching.AppDirs(appname="board-arena", appauthor=False).user_cache_dir
+        return os.path.join(user_cache, "numba", self.get_suitable_cache_subpath(py_file))
 
 
 # numba < 0.60 names the class _CacheImpl.
 _LOCATORS = getattr(caching, "CacheImpl", getattr(caching, "_CacheImpl", None))._locator_classes
-if _ProjectCacheLocator not in _LOCATORS:
-    # Files outside the project (and unwritable folders) fall through to numba's own locators.
-    _LOCATORS.insert(0, _ProjectCacheLocator)
+for _locator in (_ProjectUserCacheLocator, _ProjectCacheLocator):
+    if _locator not in _LOCATORS:
+        # Tried first: the project's kernels never fall through to numba's per-file stamps.
+        _LOCATORS.insert(0, _locator)
 
 
 def kernel(func=None, **options):
@@ -137,18 +150,25 @@ def rng_from_seed(seed: int) -> np.ndarray:
 
 
 @kernel(inline="always")
-def rng_next(rng):
-    """Next 64 random bits. rng: uint64[1], advanced in place."""
-    rng[0] += _GOLDEN
-    z = rng[0]
+def mix64(z):
+    """The splitmix64 finaliser: a bijection of uint64 that spreads every input bit over the
+    output (also the engines' hash mixer)."""
     z = (z ^ (z >> _U30)) * _MIX1
     z = (z ^ (z >> _U27)) * _MIX2
     return z ^ (z >> _U31)
 
 
 @kernel(inline="always")
+def rng_next(rng):
+    """Next 64 random bits. rng: uint64[1], advanced in place."""
+    rng[0] += _GOLDEN
+    return mix64(rng[0])
+
+
+@kernel(inline="always")
 def rng_below(rng, n):
-    """Uniform int in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift, bias below 2**-32)."""
+    """Uniform int in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift of 32 random bits,
+    without rejection: each value's probability is off by less than n / 2**32, 1e-8 for n = 50)."""
     return np.int64(((rng_next(rng) >> _U32) * np.uint64(n)) >> _U32)
 
 

@@ -35,13 +35,15 @@ def main(argv=None) -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args(argv)
     settings = arena.TournamentSettings.create(args.game, split_agent_list(args.agents), games=args.games, seed=1)
+    scratch = tempfile.TemporaryDirectory(prefix="arena-scaling-")
     # Compile everything once before timing, as a user's second run would find it.
-    arena.run_tournament(arena.TournamentSettings.create(args.game, settings.agents, games=2), tempfile.mkdtemp(), 1, False)
+    warm = arena.TournamentSettings.create(args.game, settings.agents, games=2)
+    arena.run_tournament(warm, f"{scratch.name}/warm", 1, False)
     print(f"{args.game}, {' vs '.join(settings.agents)}, {len(settings.schedule())} games")
     rates = {}
     runs = {}
     for concurrency in args.concurrency:
-        out = tempfile.mkdtemp(prefix=f"scaling-{concurrency}-")
+        out = f"{scratch.name}/concurrency-{concurrency}"
         start = time.perf_counter()
         run = arena.run_tournament(settings, out, concurrency, progress=False)
         elapsed = time.perf_counter() - start
@@ -53,6 +55,7 @@ def main(argv=None) -> None:
     for concurrency in args.concurrency[1:]:
         same = comparable(runs[concurrency]) == comparable(runs[first])
         print(f"speed-up {concurrency} vs {first}: {rates[concurrency] / rates[first]:.2f}x; identical results: {same}")
+    scratch.cleanup()
 
 
 if __name__ == "__main__":

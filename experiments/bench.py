@@ -6,7 +6,8 @@
 Sections, per game, from the start position:
 
 * ``playouts``: random full-game playouts per second;
-* ``mcts``: MCTS simulations per second (one random rollout per simulation, 20,000 simulations);
+* ``mcts``: MCTS simulations per second (one random rollout per simulation, 20,000 simulations,
+  exploration constant 2 as OpenSpiel's default);
 * ``alphabeta``: alpha-beta nodes per second and the depth completed in 1 second;
 * ``sampler``: for games with hidden information (which ``mcts`` and ``alphabeta`` skip), the
   time to sample one hidden world consistent with a player's view (``sample_world``, once per
@@ -180,15 +181,21 @@ def openspiel_playouts(name: str, repeats: int, seconds: float) -> tuple[float, 
 
 
 MCTS_SIMULATIONS = 20_000
+#: The exploration constant of both MCTS implementations (OpenSpiel's MCTSBot ``uct_c``), so that
+#: the trees they grow are alike.
+MCTS_C = 2.0
 
 
-def our_mcts(case: Case, repeats: int) -> float:
+def tree_search_rate(case: Case, agent_name: str, repeats: int) -> float:
+    """Simulations per second of ``MCTS_SIMULATIONS``-simulation searches from the start (from the
+    mover's view in a hidden-information game: one sampled world per ISMCTS iteration), median."""
     state = engines.make(case.game, **case.params).new_initial_state(seed=0)
-    agent = agents.make_agent(f"mcts:iterations={MCTS_SIMULATIONS}", seed=0)
+    agent = agents.make_agent(f"{agent_name}:iterations={MCTS_SIMULATIONS},c={MCTS_C}", seed=0)
     agent.warm_up(state.game)
+    seen = agent.observe(state, state.current_player)
     rates = []
     for _ in range(repeats):
-        agent.select_move(state)
+        agent.select_move(seen)
         rates.append(agent.last_search.simulations / agent.last_search.seconds)
     return statistics.median(rates)
 
@@ -202,24 +209,11 @@ def openspiel_mcts(name: str, repeats: int) -> float | None:
     rates = []
     for seed in range(repeats):
         evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
-        bot = pyspiel.MCTSBot(game, evaluator, 2.0, MCTS_SIMULATIONS, 10**9, False, seed, False)
+        bot = pyspiel.MCTSBot(game, evaluator, MCTS_C, MCTS_SIMULATIONS, 10**9, False, seed, False)
         state = game.new_initial_state()
         start = time.perf_counter()
         bot.step(state)
         rates.append(MCTS_SIMULATIONS / (time.perf_counter() - start))
-    return statistics.median(rates)
-
-
-def our_ismcts(case: Case, repeats: int) -> float:
-    """ISMCTS iterations per second from the leader's view at the start (one sampled world and one
-    random rollout per iteration)."""
-    state = engines.make(case.game, **case.params).new_initial_state(seed=0)
-    agent = agents.make_agent(f"ismcts:iterations={MCTS_SIMULATIONS}", seed=0)
-    agent.warm_up(state.game)
-    rates = []
-    for _ in range(repeats):
-        agent.select_move(state)
-        rates.append(agent.last_search.simulations / agent.last_search.seconds)
     return statistics.median(rates)
 
 
@@ -312,7 +306,7 @@ def main(argv=None) -> None:
         print()
         print(f"{'MCTS simulations':<20} {'ours/s':>12} {'':>7} {'OpenSpiel C++/s':>16} {'ratio':>7}")
         for case in perfect:
-            rate = our_mcts(case, args.repeats)
+            rate = tree_search_rate(case, "mcts", args.repeats)
             reference = openspiel_mcts(case.openspiel, args.repeats) if case.openspiel else None
             print(f"{case.label:<20} {rate:>12,.0f} {'':>7} {_ref(reference):>16} {_ratio(rate, reference):>7}")
     if "alphabeta" in sections and perfect:
@@ -326,7 +320,7 @@ def main(argv=None) -> None:
         print(f"{'hidden worlds':<20} {'sample_world us, median':>24} {'mean':>7} {'ISMCTS iterations/s':>20}")
         for case in hidden:
             median, mean = sampler_micros(case, args.repeats, args.seconds)
-            rate = our_ismcts(case, args.repeats)
+            rate = tree_search_rate(case, "ismcts", args.repeats)
             print(f"{case.label:<20} {median:>24.2f} {mean:>7.2f} {rate:>20,.0f}")
     if "warm" in sections:
         print()

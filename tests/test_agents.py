@@ -86,6 +86,30 @@ def test_the_same_seed_plays_the_same_game(spec):
         assert len({play(s) for s in range(4)}) > 1
 
 
+def test_budgets_are_kept():
+    state = engines.make("kalah").new_initial_state()
+    for nodes in (1, 10, 777, 5000):
+        agent = agents.make_agent(f"alphabeta:nodes={nodes}", seed=0)
+        assert agent.select_move(state) in state.legal_moves()
+        assert agent.last_search.nodes == nodes
+    agent = agents.make_agent("mcts:iterations=100000", seed=0)  # more than one initial tree holds
+    agent.select_move(state)
+    assert agent.last_search.simulations == 100000
+    for spec in ("alphabeta:time=0.02", "mcts:time=0.02"):  # a clock budget still gives a move
+        agent = agents.make_agent(spec, seed=0)
+        assert agent.select_move(state) in state.legal_moves() and agent.last_search.depth >= 1
+    arena_limit = agents.Limit(time=0.02)  # the arena's --move-time replaces the agent's budget
+    agent = agents.make_agent("alphabeta:depth=1", seed=0)
+    agent.select_move(state, arena_limit)
+    assert agent.last_search.depth > 1
+
+
+def test_unseeded_agents_draw_their_own_seed():
+    first, second = agents.make_agent("random"), agents.make_agent("random")
+    assert first.seed != second.seed
+    assert agents.make_agent("random", seed=first.seed).rng.tolist() == first.rng.tolist()
+
+
 def test_every_agent_reports_its_search():
     state = engines.make("kalah").new_initial_state()
     for spec in ["greedy", "minimax:depth=2", "alphabeta:depth=3", "mcts:iterations=100"]:
@@ -151,7 +175,7 @@ WIN_IN_ONE = KALAH_3_2.position(south=[1, 0, 2], north=[0, 1, 0], stores=(4, 4))
 AVOID_LOSS_IN_ONE = KALAH_3_2.position(south=[1, 4, 0], north=[1, 0, 4], stores=(1, 1))
 
 
-@pytest.mark.parametrize("spec", ["greedy", "minimax:depth=2", "alphabeta:depth=4", "alphabeta:time=0.05", "mcts:iterations=500"])
+@pytest.mark.parametrize("spec", ["greedy", "minimax:depth=2", "alphabeta:depth=4", "alphabeta:nodes=50", "mcts:iterations=500"])
 def test_agents_take_a_win_in_one(spec):
     for seed in range(3):
         agent = agents.make_agent(spec, seed=seed)

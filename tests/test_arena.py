@@ -2,6 +2,7 @@
 
 import os
 import sqlite3
+from contextlib import closing
 
 import numpy as np
 import pytest
@@ -141,7 +142,7 @@ def test_a_run_resumes_and_keeps_what_it_has(tmp_path):
     settings = small_settings()
     out = str(tmp_path / "run")
     first = arena.run_tournament(settings, out, concurrency=1, progress=False)
-    with sqlite3.connect(os.path.join(out, "results.sqlite")) as db:  # as if it had been interrupted
+    with closing(sqlite3.connect(os.path.join(out, "results.sqlite"))) as db, db:  # as if interrupted
         db.execute("DELETE FROM games WHERE id >= 5")
     kept = {g.id: g.finished_at for g in arena.load_run(out).games}
     assert sorted(kept) == [0, 1, 2, 3, 4]
@@ -229,3 +230,20 @@ def test_arena_errors_are_one_line(args, message, capsys):
     assert main(args + ["--quiet"] if args[0] == "run" else args) == 2
     error = capsys.readouterr().err.strip()
     assert message in error and "\n" not in error and "Traceback" not in error
+
+
+def test_agents_without_games_yet_are_listed_unrated(tmp_path):
+    ratings = fit_ratings([("a", "b", 1.0)] * 10 + [("a", "b", 0.0)] * 5, names=["a", "b", "c"], bootstrap=100)
+    assert np.isnan(ratings.elo[2]) and np.isfinite(ratings.elo[:2]).all() and ratings.order()[-1] == 2
+    settings = TournamentSettings.create("kalah", ["random", "greedy", "mcts:iterations=20"], games=2)
+    out = str(tmp_path / "partial")
+    arena.run_tournament(settings, out, concurrency=1, progress=False)
+    with closing(sqlite3.connect(os.path.join(out, "results.sqlite"))) as db, db:  # one pairing played
+        db.execute("DELETE FROM games WHERE player0 = 'mcts:iterations=20' OR player1 = 'mcts:iterations=20'")
+    assert main(["report", out]) == 0
+
+
+def test_move_time_must_be_a_real_duration():
+    for bad in (float("nan"), float("inf"), 0.0, -1.0):
+        with pytest.raises(ValueError, match="move time must be from"):
+            small_settings(move_time=bad)

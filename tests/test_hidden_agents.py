@@ -116,3 +116,10 @@ def test_the_arena_gives_agents_only_their_view(tmp_path):
     finally:
         agents.base._AGENTS.pop("test-view-checker")
     assert all(g.end_reason == "rules" for g in run.games)
+
+
+@pytest.mark.parametrize("spec", ["pimc:time=0.02", "ismcts:time=0.02", "cheat:nodes=500"])
+def test_hidden_information_agents_under_other_budgets(spec):
+    state = midgame(1, plies=4)
+    agent = agents.make_agent(spec, seed=0)
+    assert agent.select_move(agent.observe(state, state.current_player)) in state.legal_moves()

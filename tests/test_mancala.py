@@ -189,6 +189,16 @@ def test_a_capture_that_empties_the_opponents_row_ends_the_game():
     assert state.winner == 0
 
 
+def test_a_set_up_position_with_an_empty_row_is_over_and_swept():
+    #        c   b   a
+    #   |  | 0 | 0 | 2 |  |
+    #   | 4+---+---+---+ 5|
+    #   |  | 0 | 0 | 0 |  |     South's row is empty: North banks its 2, 6-5 for North
+    state = engines.make("kalah", pits=3).position(south=[0, 0, 0], north=[2, 0, 0], stores=(5, 4))
+    assert state.is_terminal() and state.legal_moves() == []
+    assert pits(state) == ([0, 0, 0], [0, 0, 0], (5, 6)) and state.winner == 1
+
+
 def test_equal_stores_are_a_draw():
     #        c   b   a
     #   |  | 0 | 0 | 2 |  |
@@ -203,7 +213,9 @@ def test_equal_stores_are_a_draw():
 
 def test_notation_and_errors():
     state = engines.make("mancala").new_initial_state()
-    assert state.parse_move("C") == 2 and state.parse_move("3") == 2
+    assert state.parse_move("C") == 2
+    with pytest.raises(ValueError, match="not a pit"):
+        state.parse_move("3")  # numbers pick from a listed set of moves in arena play
     with pytest.raises(ValueError, match="not a pit: write a letter a-f"):
         state.parse_move("g")
     state.apply("a")

@@ -634,7 +634,14 @@ def reference_perft(ref, depth):
     return total
 
 
+# (Read only when present so that ``python -m tests.test_morabaraba`` can write a missing file.)
 PERFT = json.loads(PERFT_FILE.read_text())["positions"] if PERFT_FILE.exists() else []
+
+
+def test_perft_file_covers_every_preset():
+    assert {e["game"] for e in PERFT} >= {"morabaraba", "morabaraba-9", "nine-mens-morris"}, (
+        f"{PERFT_FILE} is missing or incomplete: python -m tests.test_morabaraba writes it"
+    )
 
 
 @pytest.mark.parametrize("entry", PERFT, ids=[f"{e['game']}:{e['name']}" for e in PERFT])

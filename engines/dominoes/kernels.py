@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines._jit import kernel, lowest_bit_index, popcount, rng_below, rng_uniform
+from engines._jit import kernel, lowest_bit_index, mix64, popcount, rng_below, rng_uniform
 from engines.contract import state_dtype
 
 MAX_PIPS = 9
@@ -135,8 +135,6 @@ TILE_HIGH, TILE_LOW, PIP_MASK, PIP_SUM_BITS = _tables()
 _U0 = np.uint64(0)
 _U1 = np.uint64(1)
 _ALL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
-_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
-_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
 
 
 @kernel(inline="always")
@@ -321,14 +319,6 @@ def heuristic(s):
     return (c1 - c0 + (p1 - p0) / (p0 + p1 + 1.0)) / (c0 + c1 + 2.0)
 
 
-@kernel(inline="always")
-def _mix(h):
-    """The splitmix64 finaliser: a bijection that spreads every input bit over the output."""
-    h = (h ^ (h >> np.uint64(30))) * _MIX1
-    h = (h ^ (h >> np.uint64(27))) * _MIX2
-    return h ^ (h >> np.uint64(31))
-
-
 @kernel
 def state_hash(s):
     """Hands, ends, turn, pass count, the boneyard still to draw (in order) and the variant.
@@ -336,8 +326,8 @@ def state_hash(s):
     The history and the dealt hands are left out: they decide what the players know, not what
     can happen next.
     """
-    h = _mix(s["hands"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
-    h = _mix(h ^ s["hands"][1])
+    h = mix64(s["hands"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
+    h = mix64(h ^ s["hands"][1])
     small = (
         np.uint64(s["ends"][0] + 1)
         | (np.uint64(s["ends"][1] + 1) << np.uint64(8))
@@ -349,9 +339,9 @@ def state_hash(s):
         | (np.uint64(s["max_pips"]) << np.uint64(36))
         | (np.uint64(s["hand_size"]) << np.uint64(40))
     )
-    h = _mix(h ^ small)
+    h = mix64(h ^ small)
     for k in range(s["drawn"], s["boneyard_size"]):
-        h = _mix(h ^ np.uint64(s["boneyard"][k] + 1))
+        h = mix64(h ^ np.uint64(s["boneyard"][k] + 1))
     return h
 
 
@@ -711,7 +701,7 @@ def _worlds(view, rng, world, sample):
                     cw = w * k
                 if child & expiring:
                     continue
-                slot = np.int64(_mix(child) & table_mask)
+                slot = np.int64(mix64(child) & table_mask)
                 while stamp[slot] == j and keys[table[slot]] != child:
                     slot = np.int64((slot + 1) & np.int64(table_mask))
                 if stamp[slot] == j:

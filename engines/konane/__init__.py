@@ -105,7 +105,11 @@ class Konane(Game):
     family = "konane"
     summary = "Hawaiian checkers: jump and capture orthogonally, multi-jumps; last move or most captures wins"
     kernels = kernels
-    random_start = True
+
+    @property
+    def random_start(self) -> bool:
+        """Text 003's openings are drawn from the seed; the classic one is played as moves."""
+        return self.params["opening"] != "classic"
     player_names = ("Black", "White")
     PARAMS = (
         Param("size", 6, "the board is size x size points", low=kernels.MIN_SIZE, high=kernels.MAX_SIZE),
@@ -149,20 +153,6 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             _OPENINGS[p["opening"]],
             rng_from_seed(0 if seed is None else seed),
         )
-
-    def new_initial_state(self, seed: int | None = None) -> State:
-        """The start position. A random opening is drawn from ``seed``; with ``seed=None`` a fresh
-        seed is drawn (and kept in ``state.seed``, so the game's record replays).
-
-        Example:
-            >>> import engines
-            >>> state = engines.make("konane-classic", size=4).new_initial_state()
-            >>> state.legal_move_names()     # black removes a corner or centre stone
-            ['xd1', 'xc2', 'xb3', 'xa4']
-        """
-        if seed is None and self.params["opening"] != "classic":
-            seed = int.from_bytes(os.urandom(4), "little")
-        return super().new_initial_state(seed)
 
     def position(self, board: str, to_move: str | int = "black", captures=(0, 0)) -> State:
         """A set-up position (the game in play, past the opening) from a drawing of the board.

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines._jit import kernel, lowest_bit_index, popcount, rng_below
+from engines._jit import kernel, lowest_bit_index, mix64, popcount, rng_below
 from engines.contract import state_dtype
 
 MIN_SIZE = 4
@@ -118,8 +118,6 @@ _NOT_FILES_AB = ~BB_FILES_AB
 _NOT_FILES_GH = ~BB_FILES_GH
 # Square offset of one step in each direction (east, north, west, south).
 DELTA = np.array([1, 8, -1, -8], dtype=np.int64)
-_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
-_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
 
 
 def _board_mask(size: int) -> int:
@@ -380,6 +378,17 @@ def _removals(s, out):
 
 
 @kernel(inline="always")
+def move_capacity(s):
+    """The most legal moves of any state of ``s``'s variant (contract.max_moves sizes the agents'
+    move buffers with it): the turning bound of its size, or 4 straight moves per opponent
+    stone; at least the 8 removals of the classic opening."""
+    size = np.int64(s["size"])
+    if s["turning"]:
+        return max(TURNING_MAX_MOVES[size], 8)
+    return max(4 * ((size * size + 1) // 2), 8)
+
+
+@kernel(inline="always")
 def legal_moves(s, out):
     """The legal moves in a fixed order: jumps (straight ones by direction, jump count, landing
     point; turning paths depth-first by stone), else PASS, or the opening's removals."""
@@ -488,18 +497,10 @@ def heuristic(s):
     return x / (abs(x) + HEURISTIC_SCALE)
 
 
-@kernel(inline="always")
-def _mix(h):
-    """The splitmix64 finaliser: a bijection that spreads every input bit over the output."""
-    h = (h ^ (h >> np.uint64(30))) * _MIX1
-    h = (h ^ (h >> np.uint64(27))) * _MIX2
-    return h ^ (h >> np.uint64(31))
-
-
 @kernel
 def state_hash(s):
-    h = _mix(s["stones"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
-    h = _mix(h ^ s["stones"][1])
+    h = mix64(s["stones"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
+    h = mix64(h ^ s["stones"][1])
     tail = (
         np.uint64(s["captures"][0])
         | (np.uint64(s["captures"][1]) << _U8)
@@ -510,4 +511,4 @@ def state_hash(s):
         | (np.uint64(s["turning"]) << np.uint64(48))
         | (np.uint64(s["scoring"]) << np.uint64(56))
     )
-    return _mix(h ^ tail)
+    return mix64(h ^ tail)

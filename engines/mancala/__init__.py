@@ -7,7 +7,8 @@ Rules          ``shared/rules/RULES.md`` (Mancala) and text 004. Two rows of ``p
                own pit: capture; the game ends when a row is empty and the rest is swept.
 Players        South (player 0, lower row, moves first) and North (player 1).
 Moves          a pit of the mover's row, ids 0..pits-1 counted from the mover's left; written as
-               a letter ``a``..``h`` (``a`` is the mover's leftmost pit), or its number ``1``..``8``.
+               a letter ``a``..``h`` (``a`` is the mover's leftmost pit). Letters, not numbers, so
+               that a number typed at ``arena play`` always picks from the listed moves.
 Returns        1 / 0 / -1 by stores at the end; ``score`` is South's store minus North's.
 Presets        ``mancala`` (text 004: ``capture="opposite"``) and ``kalah`` (``capture="kalah"``).
 Parameters     ``pits`` 1..8 (6), ``seeds`` 1..10 (4), ``capture`` ``"opposite"`` | ``"kalah"``,
@@ -58,12 +59,12 @@ you move again. If it lands in an empty pit of your row, you capture the seeds o
 pit (in kalah, that last seed goes to your store too). When a player's row is empty the game
 ends and each player banks the seeds left in their own row. Most seeds in store wins.
 
-Moves: the letter of one of your pits, a (your leftmost) to {last} (the one next to your store), or
-its number 1-{pits}; your letters are printed on your side of the board."""
+Moves: the letter of one of your pits, a (your leftmost) to {last} (the one next to your store);
+your letters are printed on your side of the board."""
 
     def help_text(self):
         pits = self.params["pits"]
-        return wrap_paragraphs(self.HELP.format(last=_LETTERS[pits - 1], pits=pits))
+        return wrap_paragraphs(self.HELP.format(last=_LETTERS[pits - 1]))
 
     def _init_record(self, record, seed):
         p = self.params
@@ -95,7 +96,11 @@ its number 1-{pits}; your letters are printed on your side of the board."""
             record["rows"][p] = sum(int(n) << (8 * j) for j, n in enumerate(row))
         record["stores"][:] = stores
         record["to_move"] = to_move
-        record["terminal"] = int(not any(south) or not any(north))
+        if not any(south) or not any(north):
+            # A row is empty: the game is over, and the rules sweep the other row to its owner.
+            record["stores"][:] = (stores[0] + sum(south), stores[1] + sum(north))
+            record["rows"][:] = 0
+            record["terminal"] = 1
         return State(self, buf, None, custom_start=True)
 
     def format_move(self, state, move):
@@ -105,15 +110,10 @@ its number 1-{pits}; your letters are printed on your side of the board."""
         pits = self.params["pits"]
         word = text.strip().lower()
         if len(word) == 1 and word in _LETTERS[:pits]:
-            move = _LETTERS.index(word)
-        elif word.isdigit() and 1 <= int(word) <= pits:
-            move = int(word) - 1
-        else:
-            raise ValueError(
-                f"{text.strip()!r} is not a pit: write a letter a-{_LETTERS[pits - 1]} "
-                f"(or 1-{pits}), your pits counted from your left"
-            )
-        return move
+            return _LETTERS.index(word)
+        raise ValueError(
+            f"{text.strip()!r} is not a pit: write a letter a-{_LETTERS[pits - 1]}, your pits counted from your left"
+        )
 
     def explain_illegal(self, state, move):
         if state.is_terminal():

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines._jit import kernel, lowest_bit_index
+from engines._jit import kernel, lowest_bit_index, mix64
 from engines.contract import state_dtype
 
 MAX_PITS = 8
@@ -53,8 +53,6 @@ _U1 = np.uint64(1)
 _U2 = np.uint64(2)
 _U4 = np.uint64(4)
 _U56 = np.uint64(56)
-_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
-_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
 
 _LAST_OWN_PIT = 0
 _LAST_STORE = 1
@@ -220,20 +218,12 @@ def heuristic(s):
     return score(s) / (total + 1.0)
 
 
-@kernel(inline="always")
-def _mix(h):
-    """The splitmix64 finaliser: a bijection that spreads every input bit over the output."""
-    h = (h ^ (h >> np.uint64(30))) * _MIX1
-    h = (h ^ (h >> np.uint64(27))) * _MIX2
-    return h ^ (h >> np.uint64(31))
-
-
 @kernel
 def state_hash(s):
-    h = _mix(s["rows"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
-    h = _mix(h ^ s["rows"][1])
+    h = mix64(s["rows"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
+    h = mix64(h ^ s["rows"][1])
     tail = np.uint64(s["stores"][0]) | (np.uint64(s["stores"][1]) << np.uint64(16))
-    return _mix(h ^ tail ^ (np.uint64(s["to_move"]) << np.uint64(32)))
+    return mix64(h ^ tail ^ (np.uint64(s["to_move"]) << np.uint64(32)))
 
 
 def pit_counts(s) -> tuple[list[int], list[int]]:

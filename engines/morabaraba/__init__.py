@@ -42,6 +42,7 @@ from engines import contract
 from engines.game import Game, IllegalMoveError, Param, State, VariantError, wrap_paragraphs
 from engines.morabaraba import board, kernels
 from engines.morabaraba.board import POINT_NAMES, POINT_OF, mill_name
+from engines.style import Style
 
 contract.register(kernels)
 
@@ -49,7 +50,6 @@ _MOVE_RE = re.compile(r"^([a-z]\d)(?:[-:]?([a-z]\d))?(?:[x*×]([a-z]\d))?$")
 _ANY_SQUARE = re.compile(r"[a-z]\d")
 _COLOURS = ("W", "B")
 _UNICODE_COWS = ("\u25cb", "\u25cf")  # white and black circles
-_ANSI = ("\x1b[1;97m", "\x1b[1;31m", "\x1b[0m")  # White, Black, reset
 
 
 def decode(move: int) -> tuple[int, int, int]:
@@ -385,6 +385,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         return "flying" if kernels.is_flying(s, player) else "moving"
 
     def render(self, state, *, color=False, unicode=False):
+        style = Style(color, unicode)
         s = state.data
         cows = [int(s["cows"][p]) for p in (0, 1)]
         pieces = _UNICODE_COWS if unicode else _COLOURS
@@ -395,14 +396,11 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
             grid = [list("".join(row).translate(table)) for row in grid]
         for p, (x, y) in enumerate(_CELL):
             owner = 0 if cows[0] >> p & 1 else 1 if cows[1] >> p & 1 else None
-            mark = empty if owner is None else pieces[owner]
-            if color and owner is not None:
-                mark = f"{_ANSI[owner]}{mark}{_ANSI[2]}"
-            grid[y][x] = mark
+            grid[y][x] = empty if owner is None else style.player(owner, pieces[owner], bold=True)
         lines = [f"{7 - y // 2 if y % 2 == 0 else ' '}  " + "".join(row).rstrip() for y, row in enumerate(grid)]
         lines.append("   a   b   c   d   e   f   g")
         for p in (0, 1):
-            mark = pieces[p]
+            mark = style.player(p, pieces[p], bold=True)
             lines.append(
                 f"{mark} {self.player_names[p]}: {int(s['in_hand'][p])} in hand, "
                 f"{cows[p].bit_count()} on the board, {self.stage(state, p)}"

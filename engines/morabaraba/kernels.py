@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines._jit import kernel, lowest_bit_index, popcount
+from engines._jit import kernel, lowest_bit_index, mix64, popcount
 from engines.contract import state_dtype
 from engines.morabaraba.board import (
     BB_ALL,
@@ -95,8 +95,6 @@ _U20 = np.uint64(20)
 _U24 = np.uint64(24)
 _U40 = np.uint64(40)
 _U48 = np.uint64(48)
-_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
-_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
 
 
 @kernel(inline="always")
@@ -408,14 +406,6 @@ def heuristic(s):
     return v / (abs(v) + 3.0)
 
 
-@kernel(inline="always")
-def _mix(h):
-    """The splitmix64 finaliser: a bijection that spreads every input bit over the output."""
-    h = (h ^ (h >> np.uint64(30))) * _MIX1
-    h = (h ^ (h >> np.uint64(27))) * _MIX2
-    return h ^ (h >> np.uint64(31))
-
-
 @kernel
 def state_hash(s):
     """Covers the cows, the hands, the player to move, the remill blocks and every counter that
@@ -429,8 +419,8 @@ def state_hash(s):
         rules |= np.uint64(s["no_shot"]) << _U40
     if s["three_cow_limit"] > 0:
         rules |= np.uint64(s["three_cow"]) << np.uint64(52)
-    h = _mix(board ^ np.uint64(0x6A09_E667_F3BC_C909))
-    h = _mix(h ^ rules)
+    h = mix64(board ^ np.uint64(0x6A09_E667_F3BC_C909))
+    h = mix64(h ^ rules)
     if s["max_plies"] > 0:
-        h = _mix(h ^ np.uint64(s["plies"]))
+        h = mix64(h ^ np.uint64(s["plies"]))
     return h
