@@ -247,3 +247,17 @@ def test_move_time_must_be_a_real_duration():
     for bad in (float("nan"), float("inf"), 0.0, -1.0):
         with pytest.raises(ValueError, match="move time must be from"):
             small_settings(move_time=bad)
+
+
+def test_unusable_folders_and_databases_are_one_line_errors(tmp_path, capsys):
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    assert main(["run", "--game", "kalah", "--agents", "random,greedy", "--out", str(taken), "--quiet"]) == 2
+    assert "cannot create the run folder" in capsys.readouterr().err
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "results.sqlite").write_text("not a database")
+    for command in (["report", str(broken)], ["replay", str(broken), "0"]):
+        assert main(command) == 2
+        error = capsys.readouterr().err.strip()
+        assert "is not a database" in error and "\n" not in error

@@ -29,15 +29,13 @@ Parameters     ``size`` 4..8 (6); ``turning_jumps`` (False): a multi-jump may ch
 
 from __future__ import annotations
 
-import os
 import re
-import textwrap
 
 import numpy as np
 
 from engines import contract
 from engines._jit import rng_from_seed
-from engines.game import Game, IllegalMoveError, Param, State
+from engines.game import Game, IllegalMoveError, Param, State, wrap_paragraphs
 from engines.konane import kernels
 from engines.style import Style
 
@@ -433,7 +431,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             if p["scoring"] == "captures"
             else "There is no passing: the player who cannot jump on their turn loses.",
         ]
-        return self.HELP + "\n" + textwrap.fill(" ".join(rules), width=98)
+        return wrap_paragraphs(self.HELP + "\n\n" + " ".join(rules))
 
     def result_text(self, state):
         if state.outcome() is None or self.params["scoring"] == "captures":
