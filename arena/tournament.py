@@ -11,6 +11,8 @@ from typing import Callable
 
 from tqdm import tqdm
 
+tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (_worker_context)
+
 import engines
 from arena.ratings import Ratings, fit_ratings
 from arena.settings import ScheduledGame, TournamentSettings
@@ -185,6 +187,7 @@ def _play_missing(settings, store, concurrency, progress, on_result) -> int | No
                 store.add(result)
                 record([result])
             return None
+        store.close()  # the workers write; a forked worker must not inherit an open connection
         return _run_pool(settings, store.out_dir, todo, workers, record)
     finally:
         bar.close()
@@ -196,12 +199,21 @@ TASK_SECONDS = 0.25
 MAX_BATCH = 64
 
 
+def _worker_context():
+    """Where it is safe (Linux), workers are forked from this process, which has warmed up every
+    kernel already: they start at once with the machine code in memory. Elsewhere they are
+    spawned and each loads the kernels from the cache in its initializer. (No thread may run at
+    a fork: tqdm's monitor thread is switched off for this reason.)"""
+    if sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
 def _run_pool(settings, out_dir, todo, concurrency, record) -> int:
     """Plays ``todo`` on ``concurrency`` worker processes; returns the kernels they compiled
     after warming up."""
-    context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(
-        max_workers=concurrency, mp_context=context, initializer=init_worker, initargs=(settings.to_json(),)
+        max_workers=concurrency, mp_context=_worker_context(), initializer=init_worker, initargs=(settings.to_json(),)
     )
     queue = list(reversed(todo))
     played = 0
