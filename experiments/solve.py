@@ -22,13 +22,13 @@ import engines  # noqa: E402
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help="game and parameters, e.g. konane-classic:size=4")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the start position (random openings)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the start position (random openings) and of the solver's tie-breaks")
     parser.add_argument("--table-mb", type=float, default=256.0, help="transposition table size")
     args = parser.parse_args(argv)
     name, params = agents.parse_spec(args.game)
     game = engines.make(name, **params)
     state = game.new_initial_state(args.seed)
-    solver = agents.make_agent(f"alphabeta:solve=true,table_mb={args.table_mb:g}")
+    solver = agents.make_agent(f"alphabeta:solve=true,table_mb={args.table_mb:g}", seed=args.seed)
     move = solver.select_move(state)
     info = solver.last_search
     if not info.exact:
