@@ -119,7 +119,7 @@ class PlaySession:
         self.write("")
         self.write(self.style.bold(f"{self.game.name}: how to play"))
         self.write(self.game.help_text() or "Type a move as listed by the moves command.")
-        self.write(f"You are {self.name(self.human)}.")
+        self.write(f"You play {self.game.player_names[self.human]}, against {self.opponent_spec}.")
         self.write(COMMANDS)
 
     def show_moves(self) -> None:
@@ -206,7 +206,10 @@ class PlaySession:
     # -- the game ------------------------------------------------------------------------------
 
     def run(self) -> int:
-        self.write(f"{self.game.name}, seed {self.seed}: you are {self.name(self.human)}, against {self.opponent_spec}.")
+        self.write(
+            f"{self.game.name}, seed {self.seed}: you play {self.game.player_names[self.human]}, "
+            f"against {self.opponent_spec}."
+        )
         self.write("Type help for the rules and commands, moves for your legal moves.")
         quitted = True  # unless the game reaches its end
         try:
