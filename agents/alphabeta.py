@@ -380,26 +380,21 @@ def new_table(megabytes: float) -> np.ndarray:
 TABLE_MB = Param("table_mb", 16.0, "transposition table size in MiB", low=0.001, high=16384.0)
 
 
-def alphabeta_select(state, limit, table, history, rng) -> SearchInfo:
-    """One iterative-deepening search from ``state`` under ``limit``, as a SearchInfo."""
-    depth = limit.depth or MAX_DEPTH
-    nodes = limit.nodes or 2**62
-    deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
-    history >>= 1  # age the history between moves
-    result = np.zeros(4)
-    move = alphabeta_search(state.data, depth, nodes, deadline, table, history, rng, result)
-    score = float(result[0])
-    return SearchInfo(
-        move=int(move),
-        value=0.0 if result[3] and not is_proven(score) else float(to_value(score)),
-        exact=bool(result[3]),
-        depth=int(result[1]),
-        nodes=int(result[2]),
-    )
+class TableAgent(Agent):
+    """An agent that owns a transposition table and a history table, kept between the moves of a
+    game and cleared by ``reset``."""
+
+    def _check_params(self):
+        self.table = new_table(self.params["table_mb"])
+        self.history = np.zeros(HISTORY_SIZE, np.int64)
+
+    def reset(self):
+        self.table[:] = 0
+        self.history[:] = 0
 
 
 @register_agent
-class AlphaBetaAgent(Agent):
+class AlphaBetaAgent(TableAgent):
     name = "alphabeta"
     summary = "negamax alpha-beta, iterative deepening, transposition table, move ordering"
     PARAMS = (
@@ -412,14 +407,6 @@ class AlphaBetaAgent(Agent):
     #: The budget when no depth, nodes or time is given and the agent does not solve.
     DEFAULT_LIMIT = Limit(nodes=100_000)
 
-    def _check_params(self):
-        self.table = new_table(self.params["table_mb"])
-        self.history = np.zeros(HISTORY_SIZE, np.int64)
-
-    def reset(self):
-        self.table[:] = 0
-        self.history[:] = 0
-
     @property
     def limit(self):
         limit = super().limit
@@ -428,4 +415,17 @@ class AlphaBetaAgent(Agent):
         return limit
 
     def _select(self, state, limit):
-        return alphabeta_select(state, limit, self.table, self.history, self.rng)
+        depth = limit.depth or MAX_DEPTH
+        nodes = limit.nodes or 2**62
+        deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+        self.history >>= 1  # age the history between moves
+        result = np.zeros(4)
+        move = alphabeta_search(state.data, depth, nodes, deadline, self.table, self.history, self.rng, result)
+        score = float(result[0])
+        return SearchInfo(
+            move=int(move),
+            value=0.0 if result[3] and not is_proven(score) else float(to_value(score)),
+            exact=bool(result[3]),
+            depth=int(result[1]),
+            nodes=int(result[2]),
+        )

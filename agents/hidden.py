@@ -23,17 +23,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from agents.alphabeta import (
-    HISTORY_SIZE,
-    MAX_DEPTH,
-    TABLE_MB,
-    AlphaBetaAgent,
-    alphabeta_search,
-    alphabeta_select,
-    new_table,
-)
-from agents.base import DEPTH, ITERATIONS, NODES, TIME, Agent, Limit, SearchInfo, register_agent
-from agents.mcts import NO_NODE, ROOT, grow_tree
+from agents.alphabeta import MAX_DEPTH, TABLE_MB, AlphaBetaAgent, TableAgent, alphabeta_search
+from agents.base import DEPTH, ITERATIONS, NODES, TIME, Agent, SearchInfo, register_agent
+from agents.mcts import NO_NODE, ROOT, TreeSearchAgent
 from agents.scores import to_value
 from engines import Param, contract
 from engines._jit import kernel, monotonic_ns, rng_below
@@ -226,7 +218,7 @@ class _WorldSampler(Agent):
 
 
 @register_agent
-class PIMCAgent(_WorldSampler):
+class PIMCAgent(_WorldSampler, TableAgent):
     name = "pimc"
     summary = "determinized alpha-beta: sampled worlds vote for a move"
     PARAMS = (
@@ -238,14 +230,6 @@ class PIMCAgent(_WorldSampler):
     )
     #: Positions per world when no depth or nodes is given: each world is cheap, many are sampled.
     DEFAULT_NODES = 2_000
-
-    def _check_params(self):
-        self.table = new_table(self.params["table_mb"])
-        self.history = np.zeros(HISTORY_SIZE, np.int64)
-
-    def reset(self):
-        self.table[:] = 0
-        self.history[:] = 0
 
     def _select(self, state, limit):
         moves = state.legal_moves()
@@ -267,38 +251,21 @@ class PIMCAgent(_WorldSampler):
 
 
 @register_agent
-class ISMCTSAgent(_WorldSampler):
+class ISMCTSAgent(_WorldSampler, TreeSearchAgent):
     name = "ismcts"
     summary = "single-observer information-set MCTS over sampled worlds"
     PARAMS = (
         replace(ITERATIONS, doc="iterations per move, one sampled world each (10,000 when neither iterations nor time is given)"),
-        TIME,
-        Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0),
+        *TreeSearchAgent.PARAMS[1:],
     )
-    DEFAULT_ITERATIONS = 10_000
-
-    def _select(self, state, limit):
-        c = self.params["c"]
-
-        def run(tree, counters, target, deadline):
-            return ismcts_run(state.data, tree, counters, c, target, deadline, self.rng)
-
-        tree, counters = grow_tree(run, ISMCTS_NODE, ismcts_init, limit, self.DEFAULT_ITERATIONS)
-        best = ismcts_best_child(state.data, tree, self.rng)
-        if best == NO_NODE:
-            raise ValueError(f"{state.game.name}: no world consistent with the view could be sampled")
-        node = tree[best]
-        return SearchInfo(
-            move=int(node["move"]),
-            value=float(node["total"] / node["visits"]),
-            depth=int(counters[2]),
-            nodes=int(counters[0]),
-            simulations=int(counters[1]),
-        )
+    NODE_DTYPE = ISMCTS_NODE
+    RUN = ismcts_run
+    INIT = ismcts_init
+    BEST = ismcts_best_child
 
 
 @register_agent
-class CheatingAgent(Agent):
+class CheatingAgent(AlphaBetaAgent):
     """Alpha-beta on the true state: it sees every hand. The reference that prices hidden
     information in tests and experiments (``play_game`` and the arena give it the whole state);
     ``arena play`` refuses it as an opponent."""
@@ -307,25 +274,3 @@ class CheatingAgent(Agent):
     summary = "alpha-beta that sees the whole hidden state (experiments and tests only)"
     plays_hidden_information = True
     sees_everything = True
-    PARAMS = (
-        DEPTH,
-        replace(NODES, doc="positions per move (100,000 when no depth, nodes or time is given)"),
-        TIME,
-        TABLE_MB,
-    )
-
-    def _check_params(self):
-        self.table = new_table(self.params["table_mb"])
-        self.history = np.zeros(HISTORY_SIZE, np.int64)
-
-    def reset(self):
-        self.table[:] = 0
-        self.history[:] = 0
-
-    @property
-    def limit(self):
-        limit = super().limit
-        return AlphaBetaAgent.DEFAULT_LIMIT if limit == Limit() else limit
-
-    def _select(self, state, limit):
-        return alphabeta_select(state, limit, self.table, self.history, self.rng)

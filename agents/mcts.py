@@ -223,10 +223,10 @@ def grow_tree(run, node_dtype, init, limit: Limit, default_iterations: int):
     return tree, counters
 
 
-@register_agent
-class MCTSAgent(Agent):
-    name = "mcts"
-    summary = "UCT with random rollouts, move by visit count"
+class TreeSearchAgent(Agent):
+    """A tree search that runs ``RUN`` over a growing tree of ``NODE_DTYPE`` records and plays
+    ``BEST(state data, tree, rng)``, the best root child."""
+
     PARAMS = (
         replace(ITERATIONS, doc="simulations per move (10,000 when neither iterations nor time is given)"),
         TIME,
@@ -236,12 +236,16 @@ class MCTSAgent(Agent):
 
     def _select(self, state, limit):
         c = self.params["c"]
+        run_kernel = type(self).RUN
 
         def run(tree, counters, target, deadline):
-            return mcts_run(state.data, tree, counters, c, target, deadline, self.rng)
+            return run_kernel(state.data, tree, counters, c, target, deadline, self.rng)
 
-        tree, counters = grow_tree(run, NODE, init_tree, limit, self.DEFAULT_ITERATIONS)
-        node = tree[most_visited_child(tree, self.rng)]
+        tree, counters = grow_tree(run, self.NODE_DTYPE, type(self).INIT, limit, self.DEFAULT_ITERATIONS)
+        best = type(self).BEST(state.data, tree, self.rng)
+        if best == NO_NODE:
+            raise ValueError(f"{state.game.name}: no world consistent with the view could be sampled")
+        node = tree[best]
         return SearchInfo(
             move=int(node["move"]),
             value=float(node["total"] / node["visits"]),
@@ -249,3 +253,19 @@ class MCTSAgent(Agent):
             nodes=int(counters[COUNT_NODES]),
             simulations=int(counters[COUNT_SIMULATIONS]),
         )
+
+
+@kernel
+def most_visited_root_child(root, tree, rng):
+    """``most_visited_child`` with the search's signature (the root state is not needed)."""
+    return most_visited_child(tree, rng)
+
+
+@register_agent
+class MCTSAgent(TreeSearchAgent):
+    name = "mcts"
+    summary = "UCT with random rollouts, move by visit count"
+    NODE_DTYPE = NODE
+    RUN = mcts_run
+    INIT = init_tree
+    BEST = most_visited_root_child
