@@ -168,7 +168,7 @@ def _cmd_list(args) -> int:
         print(f"  {name:<18} {cls.summary} [{family}]")
         for p in cls.PARAMS:
             value = preset.get(p.name, p.default)
-            print(f"      {p.name}={format_value(value):<10} {p.doc}; {p.allowed()}")
+            print(f"      {p.name + '=' + format_value(value):<24} {p.doc}; {p.allowed()}")
     print()
     print("Agents (--agents NAME[:param=value,...]), parameters with their defaults:")
     for name in agents.available_agents():
@@ -176,7 +176,7 @@ def _cmd_list(args) -> int:
         hidden = "" if cls.plays_hidden_information else " (perfect-information games)"
         print(f"  {name:<18} {cls.summary}{hidden}")
         for p in cls.PARAMS:
-            print(f"      {p.name}={format_value(p.default):<10} {p.doc}; {p.allowed()}")
+            print(f"      {p.name + '=' + format_value(p.default):<24} {p.doc}; {p.allowed()}")
     return 0
 
 
