@@ -4,10 +4,13 @@ spec syntax (``name`` or ``name:key=value,...``) and the one registry of agents.
 from __future__ import annotations
 
 import secrets
+import sys
 import time
 from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, ClassVar
+
+from numba.core import event as numba_event
 
 from engines import Game, Param, State
 from engines._jit import rng_from_seed
@@ -161,8 +164,13 @@ class Agent:
         if key in Agent._warmed:
             return
         self.check_game(game)
-        state = game.new_initial_state(0)
-        type(self)(seed=0, **self.params)._select(self.observe(state, state.current_player), self.WARM_UP_LIMIT)
+        notice = _CompileNotice(f"{self.name} for {game.name}")
+        numba_event.register("numba:compile", notice)
+        try:
+            state = game.new_initial_state(0)
+            type(self)(seed=0, **self.params)._select(self.observe(state, state.current_player), self.WARM_UP_LIMIT)
+        finally:
+            numba_event.unregister("numba:compile", notice)
         Agent._warmed.add(key)
 
     def select_move(self, state: State, limit: Limit | None = None) -> int:
@@ -182,6 +190,23 @@ class Agent:
 
     def _select(self, state: State, limit: Limit) -> SearchInfo:
         raise NotImplementedError
+
+
+class _CompileNotice(numba_event.Listener):
+    """Says once, on standard error, that kernels are being compiled (a cache miss: the first use
+    after an install or an edit), so that a pause of some seconds does not look like a hang."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.said = False
+
+    def on_start(self, event):
+        if not self.said:
+            self.said = True
+            print(f"compiling {self.what} (first use only: numba caches the machine code)...", file=sys.stderr, flush=True)
+
+    def on_end(self, event):
+        pass
 
 
 def format_value(value: Any) -> str:

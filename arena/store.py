@@ -15,6 +15,8 @@ from arena.settings import TournamentSettings
 __all__ = ["GameResult", "RunStore", "DB_NAME"]
 
 DB_NAME = "results.sqlite"
+#: The layout of the database; a run written with another layout is refused, never misread.
+SCHEMA_VERSION = "1"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS settings (
@@ -118,9 +120,10 @@ class RunStore:
             db.executescript(_SCHEMA)
             row = db.execute("SELECT value FROM settings WHERE key = 'tournament'").fetchone()
             if row is None:
+                db.execute("INSERT INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 db.execute("INSERT INTO settings VALUES ('tournament', ?)", (settings.to_json(),))
                 return
-        stored = TournamentSettings.from_json(row[0])
+        stored = self.settings()
         if stored != settings:
             raise ValueError(
                 f"{self.out_dir} holds a run with other settings ({'; '.join(stored.differences(settings))}); "
@@ -136,10 +139,16 @@ class RunStore:
         if not self.exists():
             raise ValueError(f"no arena run in {self.out_dir!r} (no {DB_NAME})")
         with self._connect() as db:
-            row = db.execute("SELECT value FROM settings WHERE key = 'tournament'").fetchone()
-        if row is None:
-            raise ValueError(f"{self.path} has no tournament settings")
-        return TournamentSettings.from_json(row[0])
+            rows = dict(db.execute("SELECT key, value FROM settings").fetchall())
+        if rows.get("schema") != SCHEMA_VERSION or "tournament" not in rows:
+            raise ValueError(
+                f"{self.path} was written by another version of board-arena (layout "
+                f"{rows.get('schema', 'unknown')}, this version reads {SCHEMA_VERSION}); give another --out"
+            )
+        try:
+            return TournamentSettings.from_json(rows["tournament"])
+        except (ValueError, TypeError, KeyError) as error:
+            raise ValueError(f"{self.path} holds settings this version cannot read ({error})") from None
 
     def finished_ids(self) -> set[int]:
         with self._connect() as db:

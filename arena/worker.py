@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import signal
+import sys
 import time
 
 from numba.core import event as numba_event
@@ -101,12 +104,28 @@ _WORKER: dict = {}
 def init_worker(settings_json: str) -> None:
     """Process-pool initializer: builds the game and compiles (or loads from cache) every agent's
     kernels once, before any game's clock runs; from then on counts compilations (expected: 0)."""
+    _die_with_parent()
     settings = TournamentSettings.from_json(settings_json)
     game = settings.make_game()
     warm_up_agents(settings, game)
     _WORKER["settings"] = settings
     _WORKER["game"] = game
     numba_event.register("numba:compile", _CompileCounter())
+
+
+def _die_with_parent() -> None:
+    """On Linux, asks the kernel to kill this worker when the process that started it dies
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that a killed run leaves no orphan playing on."""
+    if sys.platform != "linux":
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 def compilations_since_warm_up() -> int:

@@ -13,6 +13,8 @@ Sections, per game, from the start position:
   time to sample one hidden world consistent with a player's view (``sample_world``, once per
   ISMCTS iteration; median and mean over 50 views from random games), and ISMCTS iterations per
   second from the start (20,000 iterations);
+* ``budget``: the wall time of moves searched with ``time=0.2``, by every agent with a clock, in
+  self-play from the start (the longest move must stay under 0.25 s);
 * ``warm``: the import + warm-up time of a fresh process that finds every kernel in numba's cache.
 
 Where OpenSpiel has the game (``pip install -e ".[bench]"`` installs ``open_spiel``), the same
@@ -217,6 +219,28 @@ def openspiel_mcts(name: str, repeats: int) -> float | None:
     return statistics.median(rates)
 
 
+BUDGET_SECONDS = 0.2
+BUDGET_MOVES = 8
+
+
+def budget_times(case: Case, agent_name: str) -> list[float]:
+    """Wall seconds of each of ``BUDGET_MOVES`` moves of ``agent_name:time=0.2`` in self-play from
+    the start (timed around ``select_move``, so everything the agent does counts)."""
+    game = engines.make(case.game, **case.params)
+    players = [agents.make_agent(f"{agent_name}:time={BUDGET_SECONDS}", seed=s) for s in (0, 1)]
+    for agent in players:
+        agent.warm_up(game)
+    state = game.new_initial_state(seed=0)
+    times = []
+    while len(times) < BUDGET_MOVES and not state.is_terminal():
+        agent = players[state.current_player]
+        start = time.perf_counter()
+        move = agent.select_move(agent.observe(state, state.current_player))
+        times.append(time.perf_counter() - start)
+        state.apply(move)
+    return times
+
+
 def our_alphabeta(case: Case, repeats: int) -> tuple[float, float]:
     """(nodes per second, depth completed) of 1-second searches from the start, medians."""
     state = engines.make(case.game, **case.params).new_initial_state(seed=0)
@@ -264,7 +288,7 @@ def warm_start_seconds(games: list[str]) -> tuple[float, float]:
     return times[0], times[1]
 
 
-SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "warm")
+SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "budget", "warm")
 
 
 def main(argv=None) -> None:
@@ -322,6 +346,14 @@ def main(argv=None) -> None:
             median, mean = sampler_micros(case, args.repeats, args.seconds)
             rate = tree_search_rate(case, "ismcts", args.repeats)
             print(f"{case.label:<20} {median:>24.2f} {mean:>7.2f} {rate:>20,.0f}")
+    if "budget" in sections:
+        print()
+        print(f"{'time=0.2 per move':<20} {'agent':>9} {'moves':>7} {'median s':>9} {'longest s':>10}")
+        for case in cases:
+            hidden = not engines.game_class(case.game).perfect_information
+            for name in ("pimc", "ismcts") if hidden else ("alphabeta", "mcts"):
+                times = budget_times(case, name)
+                print(f"{case.label:<20} {name:>9} {len(times):>7} {statistics.median(times):>9.3f} {max(times):>10.3f}")
     if "warm" in sections:
         print()
         first, warm = warm_start_seconds([c.game for c in cases])

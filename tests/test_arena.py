@@ -1,7 +1,11 @@
 """Arena: settings and schedule, ratings, reproducible and resumable tournaments, the command."""
 
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 from contextlib import closing
 
 import numpy as np
@@ -261,3 +265,63 @@ def test_unusable_folders_and_databases_are_one_line_errors(tmp_path, capsys):
         assert main(command) == 2
         error = capsys.readouterr().err.strip()
         assert "is not a database" in error and "\n" not in error
+
+
+def stored_ids(out):
+    path = os.path.join(out, "results.sqlite")
+    if not os.path.exists(path):
+        return []
+    try:
+        with closing(sqlite3.connect(path, timeout=10)) as db:
+            return [row[0] for row in db.execute("SELECT id FROM games ORDER BY id")]
+    except sqlite3.Error:  # created but not yet initialised
+        return []
+
+
+@pytest.mark.parametrize("kill_group", [True, False])
+def test_a_killed_run_resumes_with_every_game_once(tmp_path, kill_group):
+    """SIGKILL mid-run (the whole process group, or the parent alone: its workers die with it),
+    then the same command: exactly the planned games, none lost, none twice."""
+    out = str(tmp_path / "killed")
+    command = [sys.executable, "-m", "arena.cli", "run", "--game", "kalah", "--agents",
+               "greedy,mcts:iterations=4000", "--games", "60", "--concurrency", "2", "--out", out, "--quiet"]
+    process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(stored_ids(out)) < 6 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if kill_group:
+        os.killpg(process.pid, signal.SIGKILL)
+    else:
+        os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    partial = stored_ids(out)
+    assert 6 <= len(partial) < 60, "the run was not interrupted in the middle"
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert stored_ids(out) == list(range(60))
+
+
+def test_an_agent_that_returns_an_illegal_move_loses(tmp_path):
+    @agents.register_agent
+    class Cheater(agents.Agent):
+        name = "test-illegal"
+
+        def _select(self, state, limit):
+            return agents.SearchInfo(move=99)
+
+    try:
+        settings = TournamentSettings.create("kalah", ["random", "test-illegal"], games=2)
+        run = arena.run_tournament(settings, str(tmp_path / "illegal"), concurrency=1, progress=False)
+    finally:
+        agents.base._AGENTS.pop("test-illegal")
+    assert all("illegal move 99" in g.end_reason and g.score == 0 for g in run.games)
+    assert all(g.score_for(0 if g.player0 == "test-illegal" else 1) == 0 for g in run.games)
+
+
+def test_a_database_of_another_version_is_refused(tmp_path, capsys):
+    out = tmp_path / "old"
+    arena.run_tournament(small_settings(games=2), str(out), concurrency=1, progress=False)
+    with closing(sqlite3.connect(out / "results.sqlite")) as db, db:
+        db.execute("UPDATE settings SET value = '0' WHERE key = 'schema'")
+    assert main(["report", str(out)]) == 2
+    assert "written by another version" in capsys.readouterr().err
