@@ -39,12 +39,14 @@ def pimc_search(view, worlds, depth, node_limit, deadline_ns, table, history, rn
     """Runs alpha-beta in up to ``worlds`` worlds sampled from ``view`` (the mover's view).
 
     ``votes[i]`` counts the worlds whose best move is the view's ``i``-th legal move and
-    ``values[i]`` sums their values (for the mover). Returns the worlds searched.
+    ``values[i]`` sums their values (for the mover). Returns the worlds searched. With a deadline
+    every world gets an equal share of the time left.
     """
     moves = np.empty(contract.max_moves(view), contract.MOVE_DTYPE)
     n = contract.legal_moves(view, moves)
     world = contract.new_states(view, 1)
     result = np.zeros(4)
+    start_ns = monotonic_ns()
     done = 0
     failures = 0
     while done < worlds and failures < MAX_SAMPLE_FAILURES:
@@ -53,7 +55,10 @@ def pimc_search(view, worlds, depth, node_limit, deadline_ns, table, history, rn
         if not contract.sample_world(view, rng, world[0]):
             failures += 1
             continue
-        best = alphabeta_search(world[0], depth, node_limit, deadline_ns, table, history, rng, result)
+        world_deadline = 0
+        if deadline_ns != 0:
+            world_deadline = start_ns + (deadline_ns - start_ns) * (done + 1) // worlds
+        best = alphabeta_search(world[0], depth, node_limit, world_deadline, table, history, rng, result)
         for i in range(n):
             if moves[i] == best:
                 votes[i] += 1
