@@ -155,6 +155,12 @@ def _play_missing(settings, store, concurrency, progress, on_result) -> int | No
     their warm-up (None when the games were played here)."""
     done = store.finished_ids()
     todo = [g for g in settings.schedule() if g.id not in done]
+    if not todo:
+        return None
+    game = settings.make_game()
+    # Compile (or load) every kernel once, before the progress bar and any clock start; forked
+    # workers inherit the machine code, spawned ones load it from the cache.
+    warm_up_agents(settings, game)
     finished = store.games()
     bar = tqdm(
         total=len(done) + len(todo),
@@ -175,11 +181,6 @@ def _play_missing(settings, store, concurrency, progress, on_result) -> int | No
         bar.set_postfix_str(_running_score(settings, finished))
 
     try:
-        if not todo:
-            return None
-        game = settings.make_game()
-        # Compile (or load) every kernel once here, so that workers only load them from the cache.
-        warm_up_agents(settings, game)
         workers = min(concurrency, len(todo))  # more would start and warm up for nothing
         if workers == 1:
             for scheduled in todo:
