@@ -25,7 +25,7 @@ What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` 
 ``MAX_MOVES``               upper bound on the number of legal moves in any state of any variant
 ``MOVE_BOUND``              moves are ints in ``[0, MOVE_BOUND)`` (an id may encode a whole path,
                             so agents never allocate arrays of this size)
-``legal_moves(s, out)``     writes the legal moves into ``out: int64[>=MAX_MOVES]``, returns count,
+``legal_moves(s, out)``     writes the legal moves into ``out: int64[>=max_moves(s)]``, returns count,
                             always in the same order for the same state;
                             a non-terminal state always has at least one (a pass is a move)
 ``apply_move(s, move)``     plays a legal move in place (unchecked: the Python face validates)
@@ -44,7 +44,9 @@ variant, when that is far below ``MAX_MOVES`` (agents size their move buffers wi
 Games with hidden information also provide ``observe(s, player, view)``, which writes into the
 record ``view`` what ``player`` may know (hidden parts cleared), and ``sample_world(view, rng,
 world)``, which writes into ``world`` a full state drawn uniformly from the states consistent with
-the view (returns False if it could not).
+the view (returns False if it could not). On a view, ``legal_moves`` is right when the viewer is
+to move, and ``apply_move`` of a move that reveals nothing (a tile played from the own hand) gives
+the view after it, which ``greedy`` evaluates.
 """
 
 from __future__ import annotations
