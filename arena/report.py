@@ -35,14 +35,19 @@ def _table(rows: list[list[str]], align: str) -> list[str]:
 
 
 def score_interval(scores: list[float]) -> tuple[float, float]:
-    """Mean score and the half-width of its 95% interval (normal approximation with the sample
-    standard deviation of the game scores, as cutechess and fastchess report it)."""
+    """Mean score and the half-width of its 95% interval: the normal approximation with the
+    sample standard deviation of the game scores (as cutechess and fastchess report it); when
+    every game ended alike, where that width is 0, the Wilson score interval's (a 40-0 sweep is
+    not a certainty)."""
     n = len(scores)
     mean = sum(scores) / n
-    if n < 2:
-        return mean, 0.5
-    variance = sum((x - mean) ** 2 for x in scores) / (n - 1)
-    return mean, 1.96 * math.sqrt(variance / n)
+    z = 1.96
+    variance = sum((x - mean) ** 2 for x in scores) / (n - 1) if n > 1 else 0.0
+    if variance > 0:
+        return mean, z * math.sqrt(variance / n)
+    centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
+    spread = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return mean, max(mean - (centre - spread), (centre + spread) - mean)
 
 
 def format_report(settings: TournamentSettings, games: list[GameResult], ratings: Ratings) -> str:

@@ -325,3 +325,12 @@ def test_a_database_of_another_version_is_refused(tmp_path, capsys):
         db.execute("UPDATE settings SET value = '0' WHERE key = 'schema'")
     assert main(["report", str(out)]) == 2
     assert "written by another version" in capsys.readouterr().err
+
+
+def test_pairing_score_intervals():
+    from arena.report import score_interval
+
+    mean, half = score_interval([1.0, 0.0] * 50)
+    assert mean == 0.5 and half == pytest.approx(1.96 * np.sqrt(0.25 * 100 / 99 / 100))
+    mean, half = score_interval([1.0] * 40)  # a sweep: Wilson's width, not zero
+    assert mean == 1.0 and 0.05 < half < 0.1
