@@ -235,6 +235,12 @@ class Game:
             return "the game is over"
         return f"move {move} is not legal here; legal moves: {', '.join(state.legal_move_names())}"
 
+    def status_line(self, state: "State") -> str:
+        """The last line of a rendering: the result at the end, else who is to move."""
+        if state.is_terminal():
+            return self.result_text(state)
+        return f"{self.player_names[state.current_player]} to move"
+
     def result_text(self, state: "State") -> str:
         """One line for a finished game: who won and the score."""
         outcome = state.outcome()

@@ -335,10 +335,7 @@ fits only one way.{draw_words}"""
             else:
                 what = f"played {tile_name(m, last >> 1)}" + (("", " left", " right")[1 + (last & 1)] if ply > 1 else "")
             lines.append(f"last move: {mover} {what}")
-        if state.is_terminal():
-            lines.append(self.result_text(state))
-        else:
-            lines.append(f"{self.player_names[state.current_player]} to move")
+        lines.append(self.status_line(state))
         return "\n".join(lines)
 
     def result_text(self, state):

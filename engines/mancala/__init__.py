@@ -153,8 +153,6 @@ your letters are printed on your side of the board."""
             rule(bottom),
             label + "  South",
         ]
-        if state.is_terminal():
-            lines.append(style.bold(self.result_text(state)))
-        else:
-            lines.append(style.player(mover, f"{self.player_names[mover]} to move", bold=True))
+        status = self.status_line(state)
+        lines.append(style.bold(status) if mover is None else style.player(mover, status, bold=True))
         return "\n".join(lines)

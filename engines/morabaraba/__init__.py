@@ -418,10 +418,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
             if s["blocked"][p]:
                 names = _mill_names(int(s["blocked"][p]))
                 lines.append(f"{self.player_names[p]}'s next move may not count the mill {names}")
-        if state.is_terminal():
-            lines.append(self.result_text(state))
-        else:
-            lines.append(f"{self.player_names[state.current_player]} to move")
+        lines.append(self.status_line(state))
         return "\n".join(lines)
 
     def result_text(self, state):
