@@ -25,7 +25,7 @@ import numpy as np
 
 import engines
 from engines import IllegalMoveError, contract
-from engines._jit import rng_below, rng_from_seed
+from engines._jit import kernel, rng_below, rng_from_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,6 +125,41 @@ def check_conformance(game, games=20, invariant=None):
         assert again.history == state.history and again == state, "same seeds, different game"
         finals.append(state)
     return finals
+
+
+@kernel
+def perft(root, depth):
+    """Legal move sequences of exactly ``depth`` moves from ``root``, depth first with one state
+    per level; the last level's moves are counted, not played."""
+    if depth == 0:
+        return 1
+    states = contract.new_states(root, depth)
+    moves = np.empty((depth, contract.max_moves(root)), contract.MOVE_DTYPE)
+    count = np.zeros(depth, np.int64)
+    index = np.zeros(depth, np.int64)
+    states[0] = root
+    count[0] = contract.legal_moves(states[0], moves[0])
+    if depth == 1:
+        return count[0]
+    total = 0
+    level = 0
+    while level >= 0:
+        if index[level] == count[level]:
+            level -= 1
+            continue
+        move = moves[level, index[level]]
+        index[level] += 1
+        child = level + 1
+        states[child] = states[level]
+        contract.apply_move(states[child], move)
+        n = contract.legal_moves(states[child], moves[child])
+        if child == depth - 1:
+            total += n
+        else:
+            count[child] = n
+            index[child] = 0
+            level = child
+    return total
 
 
 def kernel_digest(name: str, params: dict, seeds) -> str:

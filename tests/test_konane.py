@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import engines
-from engines import IllegalMoveError, VariantError, contract
+from engines import IllegalMoveError, VariantError
 from engines._jit import kernel
 from engines.konane import kernels, path_move, square_name
-from tests.conformance import check_conformance, kernel_digest, pure_python_digest
+from tests.conformance import check_conformance, kernel_digest, perft, pure_python_digest
 from tests.reference.konane import COLOURS, KonaneReference, move_id
 
 SIZES = range(kernels.MIN_SIZE, kernels.MAX_SIZE + 1)
@@ -179,36 +179,6 @@ def perft_start(entry):
     grid = [[None if ch == "." else ch for ch in row] for row in reversed(rows)]
     state = game.position("\n".join(rows))
     return state, KonaneReference(grid, 0, turning=p["turning_jumps"], scoring=p["scoring"])
-
-
-@kernel
-def perft(root, depth):
-    """Move sequences of exactly ``depth`` moves from ``root`` (depth-first, one state per level)."""
-    if depth == 0:
-        return 1
-    stack = contract.new_states(root, depth)
-    moves = np.empty((depth, contract.max_moves(root)), contract.MOVE_DTYPE)
-    count = np.zeros(depth, np.int64)
-    index = np.zeros(depth, np.int64)
-    stack[0] = root
-    count[0] = contract.legal_moves(stack[0], moves[0])
-    level = 0
-    total = 0
-    while level >= 0:
-        if index[level] == count[level]:
-            level -= 1
-            continue
-        move = moves[level, index[level]]
-        index[level] += 1
-        if level + 1 == depth:
-            total += 1
-            continue
-        stack[level + 1] = stack[level]
-        contract.apply_move(stack[level + 1], move)
-        level += 1
-        count[level] = contract.legal_moves(stack[level], moves[level])
-        index[level] = 0
-    return total
 
 
 PERFT_ENTRIES = read_perft() if PERFT_FILE.exists() else []

@@ -14,10 +14,9 @@ import numpy as np
 import pytest
 
 import engines
-from engines import IllegalMoveError, VariantError, contract
-from engines._jit import kernel
+from engines import IllegalMoveError, VariantError
 from engines.morabaraba import board, decode, encode, kernels
-from tests.conformance import check_conformance, kernel_digest, pure_python_digest
+from tests.conformance import check_conformance, kernel_digest, perft, pure_python_digest
 from tests.reference.morabaraba import ALL_MILLS, ORTHOGONAL_MILLS, MorabarabaReference
 
 PRESETS = ["morabaraba", "morabaraba-9", "nine-mens-morris"]
@@ -588,38 +587,6 @@ PERFT_FILE = Path(__file__).parent / "data" / "morabaraba_perft.json"
 # The reference is checked on the counts whose positions one ply short of the leaves number at
 # most this many (it counts the leaves' moves without playing them).
 REFERENCE_PERFT_NODES = 3000
-
-
-@kernel
-def perft(root, depth):
-    """Legal move sequences of length ``depth`` from ``root`` (int64; depth >= 1)."""
-    states = contract.new_states(root, depth)
-    moves = np.empty((depth, contract.max_moves(root)), contract.MOVE_DTYPE)
-    count = np.zeros(depth, np.int64)
-    index = np.zeros(depth, np.int64)
-    states[0] = root
-    count[0] = contract.legal_moves(states[0], moves[0])
-    if depth == 1:
-        return count[0]
-    total = 0
-    level = 0
-    while level >= 0:
-        if index[level] == count[level]:
-            level -= 1
-            continue
-        move = moves[level, index[level]]
-        index[level] += 1
-        child = level + 1
-        states[child] = states[level]
-        contract.apply_move(states[child], move)
-        n = contract.legal_moves(states[child], moves[child])
-        if child == depth - 1:
-            total += n  # the last ply is counted, not played
-        else:
-            count[child] = n
-            index[child] = 0
-            level = child
-    return total
 
 
 def reference_perft(ref, depth):
