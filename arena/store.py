@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS games (
     time1 REAL NOT NULL,
     moves0 INTEGER NOT NULL,     -- moves chosen, per seat
     moves1 INTEGER NOT NULL,
-    end_reason TEXT NOT NULL,    -- 'rules', or what stopped the game ('error in seat 1: ...')
+    end_reason TEXT NOT NULL,    -- 'rules', 'ply cap', or what stopped the game ('error in seat 1: ...')
     finished_at TEXT NOT NULL
 );
 """

@@ -10,6 +10,7 @@ import time
 from numba.core import event as numba_event
 
 import agents
+import engines
 from arena.settings import ScheduledGame, TournamentSettings
 from arena.store import GameResult
 
@@ -22,7 +23,8 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
 
     An agent that fails (raises, or returns an illegal move) loses the game, with the reason
     recorded and score 0; an error of the engine itself is not the agent's fault and stops the
-    run (``end_reason`` is ``"rules"`` for every game that ended by the rules).
+    run (``end_reason`` is ``"rules"`` for every game that ended by the rules, ``"ply cap"`` for
+    a game stopped as a draw by the variant's ply cap).
     """
     game = game or settings.make_game()
     seats = [
@@ -55,6 +57,8 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
         state.apply(move)
     if result is None:
         result = state.outcome()
+        if state.end_reason == engines.PLY_CAP:  # a draw by a bound for machines, counted apart
+            end_reason = engines.PLY_CAP
     return GameResult(
         id=scheduled.id,
         player0=settings.labels[scheduled.players[0]],

@@ -15,7 +15,11 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError"]
+__all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP"]
+
+#: The end reason of a game stopped as a draw by a ply cap (a bound for machines, not a rule):
+#: the arena counts such games apart.
+PLY_CAP = "ply cap"
 
 
 class IllegalMoveError(ValueError):
@@ -38,7 +42,8 @@ class Param:
 
     The kind (bool, int or str) is the type of ``default`` unless ``kind`` is given; ints are
     checked against ``low``/``high``, strings against ``choices``; ``None`` is allowed only when
-    ``allow_none`` is set.
+    ``allow_none`` is set. ``aliases`` are ``(value, choice)`` pairs accepted for a choice (a
+    parameter that grew from a switch into several readings keeps accepting ``True``/``False``).
     """
 
     name: str
@@ -49,6 +54,7 @@ class Param:
     choices: tuple[str, ...] | None = None
     allow_none: bool = False
     kind: type | None = None
+    aliases: tuple[tuple[Any, str], ...] = ()
 
     @property
     def type(self) -> type:
@@ -74,6 +80,7 @@ class Param:
         Strings are accepted for every kind (as typed on a command line: ``pits=5``,
         ``turning_jumps=true``, ``no_shot_draw_plies=none``).
         """
+        value = self._resolve_alias(value)
         if isinstance(value, str) and self.type is not str:
             value = self._from_text(game, value)
         if value is None:
@@ -105,6 +112,17 @@ class Param:
                 return value
             raise VariantError(f"{game}: {self.name}={value!r} is not allowed; allowed: {self.allowed()}")
         raise VariantError(f"{game}: {self.name}={value!r} has the wrong type; allowed: {self.allowed()}")
+
+    def _resolve_alias(self, value: Any) -> Any:
+        for alias, choice in self.aliases:
+            if isinstance(alias, bool):
+                if isinstance(value, (bool, np.bool_)) and bool(value) == alias:
+                    return choice
+                if isinstance(value, str) and value.strip().lower() == str(alias).lower():
+                    return choice
+            elif isinstance(value, str) and value.strip().lower() == alias:
+                return choice
+        return value
 
     def _from_text(self, game: str, text: str) -> Any:
         low = text.strip().lower()
@@ -234,6 +252,12 @@ class Game:
         if state.is_terminal():
             return "the game is over"
         return f"move {move} is not legal here; legal moves: {', '.join(state.legal_move_names())}"
+
+    def end_reason(self, state: "State") -> str | None:
+        """The rule that ended the game, in a few words (``"two cows"``, ``"ply cap"``); None
+        while the game goes on. :data:`PLY_CAP` names a game stopped by a bound for machines
+        rather than by a rule of the game."""
+        return "end of the game" if state.is_terminal() else None
 
     def status_line(self, state: "State") -> str:
         """The last line of a rendering: the result at the end, else who is to move."""
@@ -376,6 +400,12 @@ class State:
         if not value:
             return None
         return 0 if value > 0 else 1
+
+    @property
+    def end_reason(self) -> str | None:
+        """The rule that ended the game in a few words (``"two cows"``, ``"blocked"``,
+        ``"ply cap"``, ...), None while it goes on."""
+        return self.game.end_reason(self)
 
     def score(self) -> int:
         """Player 0's margin (store, capture or pip difference)."""

@@ -107,6 +107,7 @@ VARIANTS = [
     ("morabaraba", {"full_board": "draw", "no_shot_draw_plies": None, "max_plies": 120}),
     ("nine-mens-morris", {"cows": 12, "no_immediate_remill": True, "max_plies": 60}),
     ("morabaraba-9", {"diagonals": False, "no_shot_draw_plies": 7, "three_cow_draw_plies": None}),
+    ("morabaraba-9", {"no_immediate_remill": "forbidden", "cows": 5}),
 ]
 
 
@@ -209,7 +210,12 @@ def _line(mill):
 def test_engine_matches_reference_on_random_games(name):
     rng = np.random.default_rng(11)
     positions = 0
-    variants = [{}, {"flying": False, "cows": 5}, {"full_board": "draw", "three_cow_draw_plies": 3}]
+    variants = [
+        {},
+        {"flying": False, "cows": 5},
+        {"full_board": "draw", "three_cow_draw_plies": 3},
+        {"no_immediate_remill": "forbidden", "cows": 6},
+    ]
     for params in variants:
         game = engines.make(name, **params)
         for _ in range(12):
@@ -236,7 +242,7 @@ def random_setup(game, rng):
     white, black = points[: on_board[0]], points[on_board[0] : on_board[0] + on_board[1]]
     n_mills = len(board.lines_of(game.params["diagonals"]))
     blocked = [[], []]
-    if game.params["no_immediate_remill"]:
+    if game.params["no_immediate_remill"] != "off":
         blocked = [[board.mill_name(m) for m in range(n_mills) if rng.random() < 0.15] for _ in (0, 1)]
     limits = [game.params["no_shot_draw_plies"] or 5, game.params["three_cow_draw_plies"] or 5]
     setup = dict(
@@ -252,10 +258,12 @@ def random_setup(game, rng):
     return state_and_reference(game, setup)
 
 
-@pytest.mark.parametrize("name", PRESETS)
-def test_engine_matches_reference_on_random_setups(name):
+@pytest.mark.parametrize(
+    "name,params", [(name, {}) for name in PRESETS] + [("morabaraba-9", {"no_immediate_remill": "forbidden"})]
+)
+def test_engine_matches_reference_on_random_setups(name, params):
     rng = np.random.default_rng(5)
-    game = engines.make(name)
+    game = engines.make(name, **params)
     checked = 0
     for _ in range(600):
         state, ref = random_setup(game, rng)
@@ -396,26 +404,48 @@ def test_three_cow_draw_after_ten_plies_without_a_shot():
     assert not state.is_terminal() and state.data["three_cow"] == 0
 
 
-def test_no_shot_draw_after_fifty_plies_of_moving():
-    # Four cows each, 48 plies of moving without a shot already played.
-    #   7  W-----------.-----------.
-    #   6  |   .-------B-------.   |
-    #   5  |   |   .---W---.   |   |
-    #   4  .---B---.       .---B---W
-    #   3  |   |   .---B---.   |   |
-    #   1  .-----------.-----------W
-    game = engines.make("morabaraba")
-    state = game.position(white="a7 d5 g4 g1", black="d6 b4 f4 d3", no_shot_plies=48)
+SHUFFLE_POSITION = dict(white="a7 d5 g4 g1", black="d6 b4 f4 d3")
+#   7  W-----------.-----------.      Four cows each: both players shuffle a cow back and forth.
+#   6  |   .-------B-------.   |
+#   5  |   |   .---W---.   |   |
+#   4  .---B---.       .---B---W
+#   3  |   |   .---B---.   |   |
+#   1  .-----------.-----------W
+SHUFFLE = ["a7-a4", "b4-b2", "a4-a7", "b2-b4"]
+
+
+@pytest.mark.parametrize("preset", ["morabaraba", "morabaraba-9"])
+def test_the_texts_have_no_no_shot_draw(preset):
+    # Text 000: "Cows may be moved back and forth to the same two junctions repeatedly." Neither
+    # text draws a game for want of shots (only the three-cow rule), so the presets play on.
+    game = engines.make(preset)
+    assert game.params["no_shot_draw_plies"] is None
+    state = game.position(**SHUFFLE_POSITION)
+    state.play(*SHUFFLE * 50)  # 200 plies of moving without a shot
+    assert not state.is_terminal()
+    # ...until the ply cap, a bound for machines far past any game that still goes somewhere.
+    cap = game.params["max_plies"]
+    assert cap >= 1000
+    state = game.position(**SHUFFLE_POSITION, plies=cap - 2)
+    state.play("a7-a4")
+    assert not state.is_terminal()
+    state.apply("b4-b2")
+    assert state.outcome() == 0.0 and state.data["end"] == kernels.END_PLY_CAP
+    assert state.end_reason == "ply cap"
+    assert "draw: the ply cap" in str(state)
+
+
+def test_no_shot_draw_as_a_parameter():
+    game = engines.make("morabaraba", no_shot_draw_plies=50)
+    state = game.position(**SHUFFLE_POSITION, no_shot_plies=48)
     state.apply("a7-a4")
     assert not state.is_terminal()
     state.apply("b4-b2")
     assert state.outcome() == 0.0 and state.data["end"] == kernels.END_NO_SHOT_DRAW
+    assert state.end_reason == "no-shot draw"
     with pytest.raises(IllegalMoveError, match="the game is over: draw: 50 plies of moving without a shot"):
         state.apply("a4-a7")
-    # nine men's morris has no such rule.
-    nmm = engines.make("nine-mens-morris").position(white="a7 d5 g4 g1", black="d6 b4 f4 d3", plies=100)
-    nmm.play(*["a7-a4", "b4-b2", "a4-a7", "b2-b4"] * 13)
-    assert not nmm.is_terminal()
+    assert "after 50 moves of sliding without a shot" in " ".join(game.help_text().split())
 
 
 FULL_BOARD = {
@@ -450,6 +480,17 @@ RUNNING_MILL = dict(white="a7 d7 g7 e4 f4", black="b6 c5 c3 e3 d2 a1")
 #   1  B-----------.-----------.
 
 
+def test_help_states_the_remill_rule_of_each_reading():
+    def text(**params):
+        return " ".join(engines.make("morabaraba", **params).help_text().split())
+
+    assert "the broken mill shoots nothing if you remake it with your very next move" in text(no_immediate_remill="no-shot")
+    assert "you may not remake the broken mill with your very next move" in text(no_immediate_remill="forbidden")
+    assert "also a mill broken and remade by moving a cow back and forth" in text()
+    assert " ".join(engines.make("morabaraba-9").help_text().split()) == text(cows=9, no_immediate_remill="no-shot")
+    assert text() != text(no_immediate_remill="no-shot")
+
+
 def test_no_immediate_remill_of_morabaraba_9():
     state = engines.make("morabaraba-9").position(**RUNNING_MILL)
     state.play("g7-g4xb6", "d2-d1")
@@ -463,6 +504,14 @@ def test_no_immediate_remill_of_morabaraba_9():
     assert not any(n.startswith("g7-g4x") for n in names(state))
     state.play("a7-a4", "d2-d1", "a4-a7xc5")  # an intermediate move, then a7-d7-g7 counts again
     assert cows(state)[1] == "c3 e3 a1 d1"
+    # The other reading: the move that remakes the broken mill is not allowed at all.
+    forbidden = engines.make("morabaraba-9", no_immediate_remill="forbidden").position(**RUNNING_MILL)
+    forbidden.play("g7-g4xb6", "d2-d1")
+    assert not any(n.startswith("g4-g7") for n in names(forbidden))
+    with pytest.raises(IllegalMoveError):
+        forbidden.apply("g4-g7")
+    forbidden.play("e4-e5", "d1-d2", "g4-g7xc5")  # after an intermediate move it may be remade
+    assert cows(forbidden)[1] == "c3 e3 d2 a1"
     # GAR (text 000) shoots every time a mill is remade.
     gar = engines.make("morabaraba").position(**RUNNING_MILL)
     gar.play("g7-g4xb6", "d2-d1", "g4-g7xc5")
@@ -573,8 +622,12 @@ def test_variant_parameters_are_validated():
         engines.make("morabaraba", cows=13)
     with pytest.raises(VariantError, match="full_board='win' is not allowed; allowed: 'loss' or 'draw'"):
         engines.make("morabaraba", full_board="win")
-    with pytest.raises(VariantError, match="with no_shot_draw_plies=None a game could go on for ever; set max_plies"):
-        engines.make("morabaraba", no_shot_draw_plies=None)
+    with pytest.raises(VariantError, match="with neither no_shot_draw_plies nor max_plies a game could go on for ever"):
+        engines.make("morabaraba", max_plies=None)
+    assert engines.make("morabaraba", no_immediate_remill=True).params["no_immediate_remill"] == "no-shot"
+    assert engines.make("morabaraba", no_immediate_remill="false").params["no_immediate_remill"] == "off"
+    with pytest.raises(VariantError, match="no_immediate_remill='sometimes' is not allowed; allowed: 'off' or 'no-shot'"):
+        engines.make("morabaraba", no_immediate_remill="sometimes")
     with pytest.raises(ValueError, match="Black has 13 cows; this variant has 12"):
         engines.make("morabaraba").position(white="a7 d7 g7", black="a1", in_hand=(0, 12))
     with pytest.raises(ValueError, match=r"h8 is not a point of the board \(white\); points: a7 d7 g7"):

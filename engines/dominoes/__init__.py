@@ -338,6 +338,11 @@ fits only one way.{draw_words}"""
         lines.append(self.status_line(state))
         return "\n".join(lines)
 
+    def end_reason(self, state):
+        if not state.is_terminal():
+            return None
+        return "domino" if 0 in state.data["counts"] else "blocked"
+
     def result_text(self, state):
         outcome = state.outcome()
         if outcome is None:

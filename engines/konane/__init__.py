@@ -433,6 +433,11 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         ]
         return wrap_paragraphs(self.HELP + "\n\n" + " ".join(rules))
 
+    def end_reason(self, state):
+        if not state.is_terminal():
+            return None
+        return "cannot move" if self.params["scoring"] == "last-move" else "no moves left"
+
     def result_text(self, state):
         if state.outcome() is None or self.params["scoring"] == "captures":
             return super().result_text(state)

@@ -125,6 +125,9 @@ your letters are printed on your side of the board."""
             f"({', '.join(state.legal_move_names())})"
         )
 
+    def end_reason(self, state):
+        return "a row is empty" if state.is_terminal() else None
+
     def render(self, state, *, color=False, unicode=False):
         style = Style(color, unicode)
         pits = self.params["pits"]

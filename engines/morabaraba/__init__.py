@@ -2,7 +2,7 @@
 nine men's morris.
 
 =============  ===================================================================================
-Rules          ``shared/rules/RULES.md`` (Morabaraba), texts 000 and 002. 24 points on three
+Rules          ``docs/rules.md`` (Morabaraba), from texts 000 and 002. 24 points on three
                squares joined at their midpoints (and corners, with ``diagonals``). Players place
                their ``cows`` one by one, then slide them to adjacent empty points; a player with
                three cows and none in hand flies to any empty point. Forming one or more mills
@@ -13,22 +13,25 @@ Moves          one id = (from or placement, to, shot or none); written with the 
                the drawn board (columns a-g, rows 1-7): ``d6`` places, ``a7-d7`` slides or flies,
                ``a7-d7xg7`` and ``d6xg1`` also shoot the cow on g7 / g1.
 Returns        the player to move loses with two cows left (cows in hand count) or no legal move;
-               draws by the three-cow rule, the no-shot rule and the ply cap (see parameters).
-               ``score`` is White's cows minus Black's (board and hand).
+               draws by the three-cow rule (text 000), the optional no-shot rule and the ply cap
+               (a bound for machines, end reason ``"ply cap"``). ``score`` is White's cows minus
+               Black's (board and hand).
 Presets        ``morabaraba`` (text 000, 12 cows, diagonals), ``morabaraba-9`` (text 002: 9 cows,
-               ``no_immediate_remill``), ``nine-mens-morris`` (9 men, no diagonals, no three-cow or
-               no-shot rule, draw at 200 plies).
+               ``no_immediate_remill="no-shot"``), ``nine-mens-morris`` (9 men, no diagonals, no
+               three-cow rule, draw at 200 plies).
 Parameters     ``cows`` 3..12 (12), ``diagonals`` (True), ``flying`` (True),
-               ``no_immediate_remill`` (False), ``full_board`` ``"loss"`` | ``"draw"``,
-               ``three_cow_draw_plies`` (10), ``no_shot_draw_plies`` (50), ``max_plies`` (none).
+               ``no_immediate_remill`` ``"off"`` | ``"no-shot"`` | ``"forbidden"``,
+               ``full_board`` ``"loss"`` | ``"draw"``, ``three_cow_draw_plies`` (10),
+               ``no_shot_draw_plies`` (none), ``max_plies`` (1000).
 =============  ===================================================================================
 
-The ``no_immediate_remill`` rule of text 002 ("a mill which is broken to form a new mill can't be
-formed again on the next move") is read as: when a slide or flight takes a cow out of one or more
-mills and forms a mill, those broken mills do not count if the same player forms them again with
-its very next move (the move is allowed, it just shoots nothing unless it also forms another
-mill). Simply breaking a mill and remaking it ("shuffling back and forth") still shoots each time,
-as both texts say.
+Text 002's rule "a mill which is broken to form a new mill can't be formed again on the next move"
+(``no_immediate_remill``): when a slide or flight takes a cow out of one or more mills and forms
+a mill, those broken mills are *blocked* for the mover's very next move. ``"no-shot"`` (the
+project's reading, preset ``morabaraba-9``): that move is allowed but a blocked mill it re-forms
+shoots nothing (unless it also forms another mill); ``"forbidden"``: a move that re-forms a blocked
+mill is illegal. Simply breaking a mill and remaking it ("shuffling back and forth") still shoots
+each time, as both texts say. See ``docs/rules.md``.
 """
 
 from __future__ import annotations
@@ -39,17 +42,28 @@ from typing import Iterable
 import numpy as np
 
 from engines import contract
-from engines.game import Game, IllegalMoveError, Param, State, VariantError, wrap_paragraphs
+from engines.game import PLY_CAP, Game, IllegalMoveError, Param, State, VariantError, wrap_paragraphs
 from engines.morabaraba import board, kernels
 from engines.morabaraba.board import POINT_NAMES, POINT_OF, mill_name
 from engines.style import Style
 
 contract.register(kernels)
 
+#: The default ply cap of the Morabaraba presets: far beyond any game that is still going
+#: somewhere (see docs/rules.md for the measured game lengths), so it only stops endless shuffles.
+DEFAULT_MAX_PLIES = 1000
+
 _MOVE_RE = re.compile(r"^([a-z]\d)(?:[-:]?([a-z]\d))?(?:[x*×]([a-z]\d))?$")
 _ANY_SQUARE = re.compile(r"[a-z]\d")
 _COLOURS = ("W", "B")
 _UNICODE_COWS = ("\u25cb", "\u25cf")  # white and black circles
+
+
+_REMILL_CODES = {
+    "off": kernels.REMILL_ALLOWED,
+    "no-shot": kernels.REMILL_NO_SHOT,
+    "forbidden": kernels.REMILL_FORBIDDEN,
+}
 
 
 def decode(move: int) -> tuple[int, int, int]:
@@ -89,8 +103,11 @@ class Morabaraba(Game):
         Param("flying", True, "a player with three cows and none in hand moves to any empty point"),
         Param(
             "no_immediate_remill",
-            False,
-            "text 002: mills broken by a move that forms a mill do not count on the mover's next move",
+            "off",
+            "text 002: a mill broken by a move that forms a mill, re-formed by the mover's next move: "
+            "'no-shot' it shoots nothing, 'forbidden' that move is illegal, 'off' it shoots (text 000)",
+            choices=("off", "no-shot", "forbidden"),
+            aliases=((False, "off"), (True, "no-shot")),
         ),
         Param(
             "full_board",
@@ -109,16 +126,19 @@ class Morabaraba(Game):
         ),
         Param(
             "no_shot_draw_plies",
-            50,
-            "draw after this many consecutive plies of moving (not placing) without a shot",
+            None,
+            "draw after this many consecutive plies of moving (not placing) without a shot "
+            "(no text has this rule)",
             low=1,
             high=1000,
             allow_none=True,
+            kind=int,
         ),
         Param(
             "max_plies",
-            None,
-            "draw when this many plies have been played (a shot is part of its ply)",
+            DEFAULT_MAX_PLIES,
+            "ply cap: the game ends as a draw (end reason 'ply cap') when this many plies have been "
+            "played (a shot is part of its ply); a bound for machines, not a rule of the texts",
             low=1,
             high=10000,
             allow_none=True,
@@ -127,12 +147,11 @@ class Morabaraba(Game):
     )
     PRESETS = {
         "morabaraba": {},
-        "morabaraba-9": {"cows": 9, "no_immediate_remill": True},
+        "morabaraba-9": {"cows": 9, "no_immediate_remill": "no-shot"},
         "nine-mens-morris": {
             "cows": 9,
             "diagonals": False,
             "three_cow_draw_plies": None,
-            "no_shot_draw_plies": None,
             "max_plies": 200,
         },
     }
@@ -142,30 +161,42 @@ Each player has {cows} cows. First the players take turns placing a cow on an em
 are placed, a move slides one of your cows along a line to the next empty point, and a player
 with only three cows left flies: moves one to any empty point. Three of your cows on one line
 (a mill; {lines}) shoot one opponent cow: it must be a cow outside mills, unless all of them stand
-in mills. Each time a mill is formed (also remade after breaking it) it shoots. A player left
-with two cows, or with no move on their turn, loses.{draws}
+in mills. {remill} A player left with two cows, or with no move on their turn, loses.{draws}
 
 Points are named by column a-g and row 1-7 as printed. Write a placement as the point (d6), a slide
 or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7xg7."""
+
+    _REMILL_HELP = {
+        "off": "Every time a mill is formed it shoots, also a mill broken and remade by moving a cow "
+        "back and forth.",
+        "no-shot": "A mill may be broken and remade, and shoots each time, with one exception: when "
+        "a move breaks a mill and forms another, the broken mill shoots nothing if you remake it "
+        "with your very next move (wait one move before remaking it).",
+        "forbidden": "A mill may be broken and remade, and shoots each time, with one exception: when "
+        "a move breaks a mill and forms another, you may not remake the broken mill with your very "
+        "next move (wait one move before remaking it).",
+    }
 
     def help_text(self):
         p = self.params
         lines = "rows, columns and diagonals as drawn" if p["diagonals"] else "rows and columns as drawn"
         draws = []
         if p["three_cow_draw_plies"]:
-            draws.append(f"{p['three_cow_draw_plies']} moves without a shot while a player has three cows")
+            draws.append(f"after {p['three_cow_draw_plies']} moves without a shot while a player has three cows")
         if p["no_shot_draw_plies"]:
-            draws.append(f"{p['no_shot_draw_plies']} moves of sliding without a shot")
+            draws.append(f"after {p['no_shot_draw_plies']} moves of sliding without a shot")
+        draw_text = f" The game is drawn {', or '.join(draws)}." if draws else ""
         if p["max_plies"]:
-            draws.append(f"{p['max_plies']} moves in all")
-        draw_text = f" Draw after {', or '.join(draws)}." if draws else ""
-        return wrap_paragraphs(self.HELP.format(cows=p["cows"], lines=lines, draws=draw_text))
+            draw_text += f" A game still going after {p['max_plies']} moves in all is stopped as a draw (ply cap)."
+        remill = self._REMILL_HELP[p["no_immediate_remill"]]
+        return wrap_paragraphs(self.HELP.format(cows=p["cows"], lines=lines, remill=remill, draws=draw_text))
 
     def _check_params(self):
         p = self.params
         if p["no_shot_draw_plies"] is None and p["max_plies"] is None:
             raise VariantError(
-                f"{self.name}: with no_shot_draw_plies=None a game could go on for ever; set max_plies"
+                f"{self.name}: with neither no_shot_draw_plies nor max_plies a game could go on for ever; "
+                "set max_plies (the ply cap)"
             )
 
     def _init_record(self, record, seed):
@@ -175,7 +206,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
             p["cows"],
             int(p["diagonals"]),
             int(p["flying"]),
-            int(p["no_immediate_remill"]),
+            _REMILL_CODES[p["no_immediate_remill"]],
             int(p["full_board"] == "draw"),
             p["three_cow_draw_plies"] or 0,
             p["no_shot_draw_plies"] or 0,
@@ -421,6 +452,18 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         lines.append(self.status_line(state))
         return "\n".join(lines)
 
+    _END_REASONS = {
+        kernels.END_TWO_COWS: "two cows",
+        kernels.END_BLOCKED: "cannot move",
+        kernels.END_FULL_BOARD: "full board",
+        kernels.END_THREE_COW_DRAW: "three-cow draw",
+        kernels.END_NO_SHOT_DRAW: "no-shot draw",
+        kernels.END_PLY_CAP: PLY_CAP,
+    }
+
+    def end_reason(self, state):
+        return self._END_REASONS.get(int(state.data["end"]))
+
     def result_text(self, state):
         s = state.data
         end = int(s["end"])
@@ -435,7 +478,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
                 f"{int(s['three_cow_limit'])} plies without a shot while a player had three cows"
             ),
             kernels.END_NO_SHOT_DRAW: f"{int(s['no_shot_limit'])} plies of moving without a shot",
-            kernels.END_PLY_CAP: f"{int(s['max_plies'])} plies played",
+            kernels.END_PLY_CAP: f"the ply cap of {int(s['max_plies'])} plies was reached",
         }[end]
         head = "draw" if s["winner"] < 0 else f"{self.player_names[int(s['winner'])]} wins"
         return f"{head}: {reason} (score {state.score():+d} for White)"

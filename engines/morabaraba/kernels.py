@@ -56,6 +56,12 @@ MOVE_BOUND = 25 * 1024
 #   flying:   n = 3, at most 3 * e * (k + 1) with e + k = 21: at most 3 * 11 * 11 = 363.
 MAX_MOVES = 363
 
+# no_remill: what text 002's "a mill broken to form a new mill can't be formed again on the next
+# move" does to a move that re-forms one of the mills in ``blocked``.
+REMILL_ALLOWED = 0  # rule off: every remade mill shoots (text 000)
+REMILL_NO_SHOT = 1  # the move is legal, the re-formed mill shoots nothing
+REMILL_FORBIDDEN = 2  # the move is illegal
+
 # end: why the game is over (0 while it goes on).
 END_NONE = 0
 END_TWO_COWS = 1  # the player to move has two cows left (in hand included): loses
@@ -81,7 +87,7 @@ STATE_DTYPE = state_dtype(
         ("to_move", np.int8),  # 0 White (places first), 1 Black
         ("diagonals", np.int8),  # 1: the four diagonal lines exist (tables' first index)
         ("flying", np.int8),  # 1: a player with three cows and none in hand flies
-        ("no_remill", np.int8),  # 1: no_immediate_remill (text 002)
+        ("no_remill", np.int8),  # no_immediate_remill (text 002): REMILL_*
         ("full_board_draw", np.int8),  # 1: blocked on a full board is a draw, not a loss
         ("end", np.int8),  # END_*
         ("winner", np.int8),  # 0 or 1, -1 for a draw or while the game goes on
@@ -186,6 +192,7 @@ def legal_moves(s, out):
     opp = s["cows"][1 - me]
     empty = _BB_ALL & ~(own | opp)
     blocked = np.uint64(s["blocked"][me])
+    forbidden = blocked != _U0 and s["no_remill"] == REMILL_FORBIDDEN
     # Targets of a shot, computed at the first move that forms a mill (most positions have none).
     targets = _U0
     have_targets = False
@@ -211,6 +218,8 @@ def legal_moves(s, out):
         while dests != _U0:
             to = lowest_bit_index(dests)
             dests &= dests - _U1
+            if forbidden and mills_formed(d, rest, to) & blocked != _U0:
+                continue
             if forms_mill(d, rest, to) and (blocked == _U0 or mills_formed(d, rest, to) & ~blocked != _U0):
                 if not have_targets:
                     targets = shootable(d, opp)
@@ -227,13 +236,29 @@ def can_move(s, p):
     """Whether player ``p`` has a legal move (the end rules aside)."""
     own = s["cows"][p]
     empty = _BB_ALL & ~(own | s["cows"][1 - p])
-    if s["in_hand"][p] > 0 or is_flying(s, p):
+    if s["in_hand"][p] > 0:
         return empty != _U0
     d = np.int64(s["diagonals"])
-    while own != _U0:
-        if NEIGHBOUR_MASKS[d, lowest_bit_index(own)] & empty != _U0:
-            return True
-        own &= own - _U1
+    blocked = np.uint64(s["blocked"][p])
+    forbidden = blocked != _U0 and s["no_remill"] == REMILL_FORBIDDEN
+    fly = is_flying(s, p)
+    if fly and not forbidden:
+        return empty != _U0
+    sources = own
+    while sources != _U0:
+        frm = lowest_bit_index(sources)
+        sources &= sources - _U1
+        dests = empty if fly else NEIGHBOUR_MASKS[d, frm] & empty
+        if not forbidden:
+            if dests != _U0:
+                return True
+            continue
+        rest = own & ~BIT[frm]
+        while dests != _U0:
+            to = lowest_bit_index(dests)
+            dests &= dests - _U1
+            if mills_formed(d, rest, to) & blocked == _U0:
+                return True
     return False
 
 

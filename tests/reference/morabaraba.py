@@ -21,11 +21,11 @@ class MorabarabaReference:
         cows=12,
         diagonals=True,
         flying=True,
-        no_immediate_remill=False,
+        no_immediate_remill="off",
         full_board="loss",
         three_cow_draw_plies=10,
-        no_shot_draw_plies=50,
-        max_plies=None,
+        no_shot_draw_plies=None,
+        max_plies=1000,
     ):
         self.mills = ALL_MILLS if diagonals else ORTHOGONAL_MILLS
         # Adjacency follows the drawn lines: consecutive points of a mill line.
@@ -35,7 +35,8 @@ class MorabarabaReference:
             self.adjacent[b].update((a, c))
             self.adjacent[c].add(b)
         self.flying_allowed = flying
-        self.no_immediate_remill = no_immediate_remill
+        # "off", "no-shot" (a re-formed blocked mill shoots nothing) or "forbidden" (its move is illegal)
+        self.no_immediate_remill = {False: "off", True: "no-shot"}.get(no_immediate_remill, no_immediate_remill)
         self.full_board = full_board
         self.three_cow_draw_plies = three_cow_draw_plies
         self.no_shot_draw_plies = no_shot_draw_plies
@@ -83,7 +84,13 @@ class MorabarabaReference:
         return {i for i, m in enumerate(self.mills) if to in m and all(after[q] == player for q in m)}
 
     def steps(self, player):
-        """(frm, to) pairs without the shot."""
+        """(frm, to) pairs without the shot, the re-formed blocked mills of "forbidden" left out."""
+        steps = self.all_steps(player)
+        if self.no_immediate_remill != "forbidden" or not self.blocked[player]:
+            return steps
+        return [(frm, to) for frm, to in steps if not self.mills_formed(player, frm, to) & self.blocked[player]]
+
+    def all_steps(self, player):
         empty = [p for p in range(24) if self.board[p] is None]
         if self.hand[player] > 0:
             return [(None, to) for to in empty]
@@ -119,7 +126,7 @@ class MorabarabaReference:
             self.no_shot = 0
             self.blocked[me] = set()
         else:
-            if self.no_immediate_remill:
+            if self.no_immediate_remill != "off":
                 broken = {i for i, m in enumerate(self.mills) if frm in m and all(self.board[q] == me for q in m)}
                 self.blocked[me] = broken if broken and self.mills_formed(me, frm, to) else set()
             self.board[frm] = None
