@@ -26,6 +26,8 @@ VARIANTS = [
     ("dominoes", {"max_pips": 3, "hand_size": 5}),  # the whole set dealt: no boneyard
     ("dominoes", {"max_pips": 1, "hand_size": 1}),
     ("dominoes-block", {"max_pips": 4, "hand_size": 4}),
+    ("dominoes", {"block_rule": "no-tile-fits"}),
+    ("dominoes", {"max_pips": 3, "hand_size": 3, "block_rule": "no-tile-fits"}),
 ]
 
 
@@ -47,7 +49,8 @@ def test_conformance(name, params):
     finals = check_conformance(game, games=6, invariant=tile_invariant)
     for state in finals:
         counts = [int(c) for c in state.data["counts"]]
-        assert 0 in counts or state.history[-2:] == (kernels.MOVE_PASS,) * 2
+        if game.params["block_rule"] == "boneyard-empty":
+            assert 0 in counts or state.history[-2:] == (kernels.MOVE_PASS,) * 2
 
 
 @pytest.mark.parametrize("name,params", [("dominoes", {}), ("dominoes-block", {"max_pips": 4, "hand_size": 3})])
@@ -62,7 +65,7 @@ def reference_of(state):
     record = state.data
     hands = [[order[t] for t in tiles_of(record["dealt"][p])] for p in (0, 1)]
     bone = [order[int(t)] for t in record["boneyard"][: int(record["boneyard_size"])]]
-    return DominoesReference(game.params["max_pips"], hands, bone, game.params["drawing"])
+    return DominoesReference(game.params["max_pips"], hands, bone, game.params["drawing"], game.params["block_rule"])
 
 
 def test_engine_matches_reference_on_random_games():
@@ -207,6 +210,24 @@ def test_draw_game_blocked_after_the_boneyard_runs_out():
     assert "player 1 wins (blocked, 2 tiles to 1" in str(state)
 
 
+def test_text_001_read_literally_ends_when_no_tile_fits_whatever_the_boneyard_holds():
+    # Text 001: "The game is over when one of the players holds no more tiles or none of them may
+    # play a tile." The same deal as above, under block_rule="no-tile-fits".
+    game = engines.make("dominoes", max_pips=3, hand_size=3, block_rule="no-tile-fits")
+    state = game.deal("2-1 3-1 0-0", "2-0 3-0 2-2", boneyard="1-1 3-2 3-3 1-0")
+    state.play("2-0", "2-1", "3-0")
+    assert not state.is_terminal()  # player 0 holds 3-1
+    state.apply("3-1L")
+    # line: [3|1][1|2][2|0][0|3]   player 0: 0-0   player 1: 2-2   nobody fits 3, four tiles left
+    assert state.is_terminal() and state.end_reason == "blocked" and state.outcome() == 0.0
+    assert "as soon as neither hand holds a tile that fits" in " ".join(game.help_text().split())
+    # A draw that brings a tile that fits keeps the game going; one that does not ends it.
+    state = game.deal("2-1 3-1 0-0", "2-0 3-0 2-2", boneyard="3-2 1-1 3-3 1-0")
+    state.play("2-0", "2-1", "3-0")
+    state.apply("3-1L")  # 3-2 is still in the boneyard, but no hand holds a tile that fits
+    assert state.is_terminal()
+
+
 def test_notation_and_errors():
     game = engines.make("dominoes")
     state = game.deal("6-6 5-4 3-2 1-0 2-2 4-4 0-0", "6-5 6-4 6-3 6-2 6-1 6-0 5-5")
@@ -319,6 +340,7 @@ def deals_of(view):
     return consistent_deals(
         int(record["max_pips"]), int(record["hand_size"]), bool(record["drawing"]), me, int(record["leader"]),
         [order[t] for t in tiles_of(record["dealt"][me])], known, list(view.history), final,
+        view.game.params["block_rule"],
     )
 
 
@@ -329,7 +351,13 @@ def world_key(world, viewer):
 
 
 @pytest.mark.parametrize(
-    "params", [dict(max_pips=2, hand_size=2), dict(max_pips=3, hand_size=3), dict(max_pips=3, hand_size=3, drawing=False)]
+    "params",
+    [
+        dict(max_pips=2, hand_size=2),
+        dict(max_pips=3, hand_size=3),
+        dict(max_pips=3, hand_size=3, drawing=False),
+        dict(max_pips=3, hand_size=3, block_rule="no-tile-fits"),
+    ],
 )
 def test_sampler_counts_and_samples_only_consistent_worlds(params):
     game = engines.make("dominoes", **params)
@@ -343,7 +371,10 @@ def test_sampler_counts_and_samples_only_consistent_worlds(params):
             for me in (0, 1):
                 view = state.view(me)
                 deals = set(deals_of(view))
-                assert kernels.count_worlds(view.data) == len(deals)
+                if game.params["block_rule"] == "boneyard-empty":
+                    assert kernels.count_worlds(view.data) == len(deals)
+                else:  # a bound: the game going on tells more than the plays, draws and passes
+                    assert kernels.count_worlds(view.data) >= len(deals)
                 for _ in range(3):
                     assert kernels.sample_world(view.data, sampler_rng, world[0])
                     assert world_key(world[0], me) in deals
@@ -360,25 +391,46 @@ def chi_square_p_value(statistic, dof):
     return 0.5 * math.erfc(z / math.sqrt(2))
 
 
-def test_sampler_is_uniform_over_the_consistent_deals():
-    # A position where the public history constrains the hidden deal: the opponent drew (so held
-    # no tile matching the ends then), played a tile and led or not; found by a fixed search.
-    game = engines.make("dominoes", max_pips=3, hand_size=2)
+def constrained_position(game, wanted):
+    """A position, found by a fixed search, whose view satisfies ``wanted(state, view, deals)``."""
     rng = np.random.default_rng(2)
     for seed in range(200):
         state = game.new_initial_state(seed)
         while not state.is_terminal() and state.ply < 8:
             state.apply(int(rng.choice(state.legal_moves())))
-        me = state.current_player
-        opponent_moves = [m for i, m in enumerate(state.history) if int(state.data["leader"]) ^ (i & 1) != me]
-        if state.is_terminal() or kernels.MOVE_DRAW not in opponent_moves:
-            continue
-        view = state.view(me)
-        deals = deals_of(view)
-        if 24 <= len(deals) <= 300 and sum(m < kernels.MOVE_DRAW for m in opponent_moves) >= 2:
-            break
+            if state.is_terminal() or kernels.count_worlds(state.view(state.current_player).data) > 400:
+                continue
+            view = state.view(state.current_player)
+            deals = deals_of(view)
+            if wanted(state, view, deals):
+                return state.current_player, view, deals
+    raise AssertionError("no suitable position found")
+
+
+def opponent_moves(state):
+    me = state.current_player
+    return [m for i, m in enumerate(state.history) if int(state.data["leader"]) ^ (i & 1) != me]
+
+
+@pytest.mark.parametrize("block_rule", ["boneyard-empty", "no-tile-fits"])
+def test_sampler_is_uniform_over_the_consistent_deals(block_rule):
+    hand_size = 2 if block_rule == "boneyard-empty" else 3
+    game = engines.make("dominoes", max_pips=3, hand_size=hand_size, block_rule=block_rule)
+    if block_rule == "boneyard-empty":
+        # The public history constrains the hidden deal: the opponent drew (so held no tile
+        # matching the ends then), played tiles and led or not.
+        def wanted(state, view, deals):
+            moves = opponent_moves(state)
+            return (
+                kernels.MOVE_DRAW in moves and 24 <= len(deals) <= 300 and sum(m < kernels.MOVE_DRAW for m in moves) >= 2
+            )
     else:
-        raise AssertionError("no suitable position found")
+        # The game going on rules out deals that the plays, draws and passes allow: the sampler
+        # must reject them and stay uniform over the rest.
+        def wanted(state, view, deals):
+            return 12 <= len(deals) <= 300 and kernels.count_worlds(view.data) > len(deals)
+
+    me, view, deals = constrained_position(game, wanted)
     world = np.zeros(1, kernels.STATE_DTYPE)
     sampler_rng = rng_from_seed(1)
     n = 300 * len(deals)

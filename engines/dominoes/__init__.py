@@ -1,7 +1,7 @@
 """Dominoes: the two-player draw game of text 001, with hidden hands.
 
 =============  ===================================================================================
-Rules          ``shared/rules/RULES.md`` (Dominoes) and text 001. A double-six set, 7 tiles each,
+Rules          ``docs/rules.md`` (Dominoes), from text 001. A double-six set, 7 tiles each,
                the rest is the boneyard. The holder of the greatest tile (a double beats a
                non-double, then more pips, then the higher high end) leads with any tile. A tile is
                placed at an open end it matches; a player who cannot play draws one tile and the
@@ -23,7 +23,10 @@ Information    Players see their own hand, the line, the counts of the other han
 Presets        ``dominoes`` (text 001: the draw game) and ``dominoes-block`` (no drawing: a player
                who cannot play passes; the boneyard stays out of play).
 Parameters     ``max_pips`` 1..9 (6): the double-``max_pips`` set, ``(m+1)(m+2)/2`` tiles;
-               ``hand_size`` 1..27 (7), at most half the set; ``drawing`` (True).
+               ``hand_size`` 1..27 (7), at most half the set; ``drawing`` (True);
+               ``block_rule`` ``"boneyard-empty"`` (a game nobody can go on with ends when the
+               boneyard is empty too) or ``"no-tile-fits"`` (it ends as soon as neither hand has a
+               tile that fits, whatever the boneyard holds: text 001's words read literally).
 =============  ===================================================================================
 """
 
@@ -80,6 +83,14 @@ class Dominoes(Game):
         Param("max_pips", 6, "the set: double-max_pips ((m+1)(m+2)/2 tiles)", low=1, high=kernels.MAX_PIPS),
         Param("hand_size", 7, "tiles dealt to each player (at most half the set)", low=1, high=kernels.MAX_HAND),
         Param("drawing", True, "a player who cannot play draws (the draw game); false: the block game"),
+        Param(
+            "block_rule",
+            "boneyard-empty",
+            "when a game nobody can go on with ends: 'boneyard-empty' when neither can play and the "
+            "boneyard is empty; 'no-tile-fits' as soon as neither hand holds a tile that fits the "
+            "line, whatever the boneyard holds (text 001 read literally)",
+            choices=("boneyard-empty", "no-tile-fits"),
+        ),
     )
     PRESETS = {
         "dominoes": {},
@@ -90,7 +101,7 @@ class Dominoes(Game):
 Each player gets {hand} tiles of the double-{pips} set; the rest is the boneyard. The holder of the
 greatest tile (a double beats any other tile, then more pips, then the higher end) leads with any
 tile. Then each player in turn puts one tile at an open end of the line whose number it matches.
-{drawing}The first to play all their tiles wins; when nobody can play, fewer tiles in hand wins.
+{drawing}The first to play all their tiles wins; {blocked}, fewer tiles in hand wins.
 You see your own hand, the line and how many tiles the others hold.
 
 Write a move as the tile and the end: 6-4L (left end) or 6-4R (right end); 6-4 alone when the tile
@@ -107,12 +118,26 @@ fits only one way.{draw_words}"""
         else:
             drawing = "A player who cannot play passes. "
             words = " Type pass to pass."
-        return wrap_paragraphs(self.HELP.format(hand=p["hand_size"], pips=p["max_pips"], drawing=drawing, draw_words=words))
+        if p["block_rule"] == "no-tile-fits":
+            blocked = "as soon as neither hand holds a tile that fits the line (whatever the boneyard holds)"
+        elif p["drawing"]:
+            blocked = "when nobody can play and the boneyard is empty"
+        else:
+            blocked = "when nobody can play"
+        return wrap_paragraphs(
+            self.HELP.format(hand=p["hand_size"], pips=p["max_pips"], drawing=drawing, blocked=blocked, draw_words=words)
+        )
 
     @property
     def n_tiles(self) -> int:
         m = self.params["max_pips"]
         return (m + 1) * (m + 2) // 2
+
+    @property
+    def _block_code(self) -> int:
+        return {"boneyard-empty": kernels.BLOCK_BONEYARD_EMPTY, "no-tile-fits": kernels.BLOCK_NO_TILE_FITS}[
+            self.params["block_rule"]
+        ]
 
     def _check_params(self):
         if 2 * self.params["hand_size"] > self.n_tiles:
@@ -124,7 +149,7 @@ fits only one way.{draw_words}"""
     def _init_record(self, record, seed):
         p = self.params
         rng = rng_from_seed(0 if seed is None else seed)
-        kernels.init_state(record, p["max_pips"], p["hand_size"], int(p["drawing"]), rng)
+        kernels.init_state(record, p["max_pips"], p["hand_size"], int(p["drawing"]), self._block_code, rng)
 
     # -- set-up positions ----------------------------------------------------------------------
 
@@ -169,7 +194,7 @@ fits only one way.{draw_words}"""
         masks = [sum(1 << t for t in hand) for hand in hands]
         buf = np.zeros(1, kernels.STATE_DTYPE)
         kernels.set_deal(
-            buf[0], self.params["max_pips"], h, int(self.params["drawing"]),
+            buf[0], self.params["max_pips"], h, int(self.params["drawing"]), self._block_code,
             np.uint64(masks[0]), np.uint64(masks[1]), order,
         )
         return State(self, buf, None, custom_start=True)

@@ -34,7 +34,11 @@ boneyard, or in the block game) show that neither player can play: the game is b
 player with fewer tiles wins, equal counts draw. Ending on the second pass rather than on the
 move that blocked the line changes no result, and it keeps every fact a player learns in a public
 move (a player learns nothing from the game merely going on), which is what keeps the sampler
-below exact. ``score`` is player 0's pip margin: pips in player 1's hand minus pips in player 0's.
+below exact. With ``block_rule = BLOCK_NO_TILE_FITS`` (text 001 read literally) the game ends
+as soon as neither hand holds a tile that fits the line, whatever the boneyard holds; then the
+game going on does tell something (one of the hands holds a tile that fits), and the sampler
+keeps only the deals under which the game went on as it did (rejection from the exact sampler,
+which keeps the draw uniform). ``score`` is player 0's pip margin: pips in player 1's hand minus pips in player 0's.
 
 State layout (one record; ``viewer`` = -1 for the true state)::
 
@@ -77,6 +81,10 @@ MOVE_BOUND = MOVE_PASS + 1
 # which is on max_pips + 1 tiles.
 MAX_MOVES = max(MAX_HAND, 2 * (MAX_PIPS + 1))
 
+# block_rule: when a game nobody can go on with ends (text 001: "none of them may play a tile").
+BLOCK_BONEYARD_EMPTY = 0  # neither player can play and the boneyard is empty: at the second pass
+BLOCK_NO_TILE_FITS = 1  # neither hand holds a tile that fits the line, whatever the boneyard holds
+
 NO_END = -1
 NO_VIEWER = -1
 UNKNOWN_TILE = -1
@@ -95,6 +103,7 @@ STATE_DTYPE = state_dtype(
         ("n_tiles", np.int8),
         ("boneyard_size", np.int8),
         ("drawing", np.int8),  # 1: the draw game (text 001); 0: the block game (no drawing)
+        ("block_rule", np.int8),  # BLOCK_*: when a game in which nobody can play ends
         ("drawn", np.int8),
         ("leader", np.int8),
         ("to_move", np.int8),
@@ -155,7 +164,7 @@ def _matching(s, left, right):
 
 
 @kernel
-def init_state(s, max_pips, hand_size, drawing, rng):
+def init_state(s, max_pips, hand_size, drawing, block_rule, rng):
     """Deals from ``rng`` (uint64[1]): a full shuffle of the set; see the module docstring."""
     n = (max_pips + 1) * (max_pips + 2) // 2
     order = np.arange(n).astype(np.int8)
@@ -167,15 +176,16 @@ def init_state(s, max_pips, hand_size, drawing, rng):
     hands = np.zeros(2, np.uint64)
     for i in range(2 * hand_size):
         hands[i // hand_size] |= _bit(order[i])
-    set_deal(s, max_pips, hand_size, drawing, hands[0], hands[1], order[2 * hand_size :])
+    set_deal(s, max_pips, hand_size, drawing, block_rule, hands[0], hands[1], order[2 * hand_size :])
 
 
 @kernel
-def set_deal(s, max_pips, hand_size, drawing, hand0, hand1, boneyard):
+def set_deal(s, max_pips, hand_size, drawing, block_rule, hand0, hand1, boneyard):
     """The start of the game for a given deal: hands (uint64 masks), boneyard int8[n] in order."""
     s["max_pips"] = max_pips
     s["hand_size"] = hand_size
     s["drawing"] = drawing
+    s["block_rule"] = block_rule
     n = (max_pips + 1) * (max_pips + 2) // 2
     s["n_tiles"] = n
     s["boneyard_size"] = n - 2 * hand_size
@@ -252,6 +262,7 @@ def apply_move(s, move):
         s["drawn"] += 1
         s["hands"][me] |= _bit(tile)
         s["counts"][me] += 1
+        _end_if_no_tile_fits(s)
         return
     tile = move >> 1
     end = move & 1
@@ -268,6 +279,18 @@ def apply_move(s, move):
     s["counts"][me] -= 1
     if s["counts"][me] == 0:
         s["terminal"] = 1
+    else:
+        _end_if_no_tile_fits(s)
+
+
+@kernel(inline="always")
+def _end_if_no_tile_fits(s):
+    """``BLOCK_NO_TILE_FITS``: the game ends when neither hand holds a tile that fits the line.
+    (A pass changes neither the hands nor the line, so plays and draws are the moves to check.)"""
+    if s["block_rule"] == BLOCK_NO_TILE_FITS:
+        fits = _matching(s, s["ends"][0], s["ends"][1])
+        if (s["hands"][0] | s["hands"][1]) & fits == _U0:
+            s["terminal"] = 1
 
 
 @kernel(inline="always")
@@ -338,6 +361,7 @@ def state_hash(s):
         | (np.uint64(s["drawing"]) << np.uint64(32))
         | (np.uint64(s["max_pips"]) << np.uint64(36))
         | (np.uint64(s["hand_size"]) << np.uint64(40))
+        | (np.uint64(s["block_rule"]) << np.uint64(48))
     )
     h = mix64(h ^ small)
     for k in range(s["drawn"], s["boneyard_size"]):
@@ -370,6 +394,7 @@ def copy_state(src, dst):
     dst["n_tiles"] = src["n_tiles"]
     dst["boneyard_size"] = src["boneyard_size"]
     dst["drawing"] = src["drawing"]
+    dst["block_rule"] = src["block_rule"]
     dst["drawn"] = src["drawn"]
     dst["leader"] = src["leader"]
     dst["to_move"] = src["to_move"]
@@ -869,16 +894,48 @@ def _worlds(view, rng, world, sample):
     return count
 
 
+#: Deals drawn per world before ``sample_world`` gives up under ``BLOCK_NO_TILE_FITS``.
+MAX_REJECTIONS = 10_000
+
+
 @kernel
 def sample_world(view, rng, world):
     """Writes into ``world`` a true state drawn uniformly from the deals consistent with ``view``
-    and its public history; False if there is none. rng: uint64[1]."""
-    return _worlds(view, rng, world, True) > 0.0
+    and its public history; False if there is none. rng: uint64[1].
+
+    Under ``BLOCK_NO_TILE_FITS`` the exact sampler draws from the deals consistent with the plays,
+    draws and passes, and a deal under which the game would have ended earlier is drawn again:
+    rejection keeps the draw uniform over the deals consistent with the game going on.
+    """
+    for _ in range(MAX_REJECTIONS):
+        if _worlds(view, rng, world, True) <= 0.0:
+            return False
+        if view["block_rule"] != BLOCK_NO_TILE_FITS or view["viewer"] < 0 or _replays_as_seen(world):
+            return True
+    return False
+
+
+@kernel
+def _replays_as_seen(world):
+    """Whether the deal of ``world`` plays its history without the game ending before its last
+    move, and ends (or not) as ``world`` says."""
+    replay = np.empty(1, STATE_DTYPE)
+    set_deal(
+        replay[0], world["max_pips"], world["hand_size"], world["drawing"], world["block_rule"],
+        world["dealt"][0], world["dealt"][1], world["boneyard"][: world["boneyard_size"]],
+    )
+    for i in range(world["ply"]):
+        if replay[0]["terminal"]:
+            return False
+        apply_move(replay[0], np.int64(world["history"][i]))
+    return replay[0]["terminal"] == world["terminal"]
 
 
 @kernel
 def count_worlds(view):
-    """The number of deals consistent with ``view`` (a float; exact below 2**53)."""
+    """The number of deals consistent with ``view`` (a float; exact below 2**53). Under
+    ``BLOCK_NO_TILE_FITS`` it counts the deals consistent with the plays, draws and passes, a
+    bound on those under which the game also went on as it did."""
     rng = np.zeros(1, np.uint64)
     unused = np.empty(1, STATE_DTYPE)
     return _worlds(view, rng, unused[0], False)

@@ -24,11 +24,12 @@ def greater(a, b) -> bool:
 class DominoesReference:
     """One game from a given deal: ``hands`` two lists of (high, low) tiles, ``boneyard`` in order."""
 
-    def __init__(self, max_pips, hands, boneyard, drawing=True):
+    def __init__(self, max_pips, hands, boneyard, drawing=True, block_rule="boneyard-empty"):
         self.ids = {t: i for i, t in enumerate(tile_order(max_pips))}
         self.hands = [list(hands[0]), list(hands[1])]
         self.boneyard = list(boneyard)
         self.drawing = drawing
+        self.block_rule = block_rule
         everything = self.hands[0] + self.hands[1]
         best = everything[0]
         for t in everything[1:]:
@@ -71,6 +72,7 @@ class DominoesReference:
         self.passes = 0
         if move == MOVE_DRAW:
             self.hands[me].append(self.boneyard.pop(0))
+            self.end_if_no_tile_fits()
             return
         tile = next(t for t in self.hands[me] if self.ids[t] == move >> 1)
         self.hands[me].remove(tile)
@@ -83,6 +85,13 @@ class DominoesReference:
             shown = self.line[-1][1]
             self.line.append((shown, tile[0] + tile[1] - shown))
         self.over = not self.hands[me]
+        self.end_if_no_tile_fits()
+
+    def end_if_no_tile_fits(self):
+        """Text 001 read literally: the game is over when "none of them may play a tile"."""
+        if self.block_rule == "no-tile-fits" and self.line and not self.over:
+            left, right = self.ends()
+            self.over = not any(left in t or right in t for hand in self.hands for t in hand)
 
     def result(self) -> float:
         """Player 0's outcome: fewer tiles wins."""
@@ -93,7 +102,10 @@ class DominoesReference:
         return sum(map(sum, self.hands[1])) - sum(map(sum, self.hands[0]))
 
 
-def consistent_deals(max_pips, hand_size, drawing, viewer, leader, dealt_mine, known_boneyard, history, final_hand=None):
+def consistent_deals(
+    max_pips, hand_size, drawing, viewer, leader, dealt_mine, known_boneyard, history, final_hand=None,
+    block_rule="boneyard-empty",
+):
     """Every deal (opponent's dealt hand as a frozenset, boneyard as a tuple) under which
     ``leader`` leads and the public ``history`` is legal, given what ``viewer`` knows: their dealt hand, the tiles at the
     boneyard positions they drew (``known_boneyard``: position -> tile) and, at the end, the
@@ -113,7 +125,7 @@ def consistent_deals(max_pips, hand_size, drawing, viewer, leader, dealt_mine, k
                 bone[k] = t
             hands = [None, None]
             hands[viewer], hands[1 - viewer] = list(dealt_mine), list(opp)
-            game = DominoesReference(max_pips, hands, bone, drawing)
+            game = DominoesReference(max_pips, hands, bone, drawing, block_rule)
             if game.to_move != leader:
                 continue
             for move in history:
@@ -121,6 +133,9 @@ def consistent_deals(max_pips, hand_size, drawing, viewer, leader, dealt_mine, k
                     break
                 game.apply(move)
             else:
+                # The game is over exactly when the view says so (the final hand is shown then).
+                if game.over != (final_hand is not None):
+                    continue
                 if final_hand is None or sorted(game.hands[1 - viewer]) == sorted(final_hand):
                     found.append((frozenset(opp), tuple(bone)))
     return found
