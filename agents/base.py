@@ -152,6 +152,29 @@ class Agent:
             return state
         return state.view(player)
 
+    def _what_it_may_see(self, state: State) -> State:
+        """The state an agent searches: in a hidden-information game, the mover's view, taken
+        here when a caller hands over the whole state, so that no agent but a declared
+        ``sees_everything`` reference ever searches what its player cannot see."""
+        if state.game.perfect_information:
+            return state
+        names = state.game.player_names
+        if self.sees_everything:
+            if state.viewer is not None:
+                raise ValueError(
+                    f"{self.name} searches the whole state, and this is {names[state.viewer]}'s view "
+                    "(the hidden tiles are cleared): give it the game's state"
+                )
+            return state
+        if state.viewer is None:
+            return state.view(state.current_player)
+        if state.viewer != state.current_player:
+            raise ValueError(
+                f"this is {names[state.viewer]}'s view, but {names[state.current_player]} is to move: "
+                "an agent chooses a move from the mover's view"
+            )
+        return state
+
     #: Budget of the warm-up search: enough to run (and so compile) every kernel once.
     WARM_UP_LIMIT: ClassVar[Limit] = Limit(depth=1, nodes=1, iterations=1)
     _warmed: ClassVar[set] = set()
@@ -174,13 +197,16 @@ class Agent:
         Agent._warmed.add(key)
 
     def select_move(self, state: State, limit: Limit | None = None) -> int:
-        """The move to play in ``state`` (for a hidden-information game: the mover's view).
+        """The move to play in ``state``. In a hidden-information game the agent searches only
+        the mover's view: pass the view (``state.view(player)``) or the game's state, whose view
+        the agent then takes itself (only a ``sees_everything`` reference searches the state).
 
         ``limit`` replaces the agent's own budget for this move (the arena's time per move).
         """
         self.check_game(state.game)
         if state.is_terminal():
             raise ValueError("the game is over: there is no move to select")
+        state = self._what_it_may_see(state)
         self.warm_up(state.game)
         start = time.perf_counter()
         info = self._select(state, limit or self.limit)

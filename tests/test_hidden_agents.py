@@ -49,6 +49,29 @@ def test_an_agent_cannot_peek(spec):
         assert first == second
 
 
+@pytest.mark.parametrize("spec", HONEST)
+def test_an_agent_given_the_whole_state_searches_only_the_movers_view(spec):
+    """A researcher's own game loop may hand an agent the game's state instead of the view: the
+    agent takes the mover's view itself, so two states with one view still give one move, and
+    that move is the one it chooses from the view."""
+    for seed in range(4):
+        state = midgame(seed, plies=3 + seed)
+        mover = state.current_player
+        other = another_world(state, mover, seed)
+        moves = [agents.make_agent(spec, seed=9).select_move(s) for s in (state, other, state.view(mover))]
+        assert moves[0] == moves[1] == moves[2]
+
+
+def test_a_view_of_the_player_not_to_move_is_refused_and_the_cheat_needs_the_state():
+    state = midgame(1, plies=4)
+    idle = 1 - state.current_player
+    with pytest.raises(ValueError, match=f"this is player {idle}'s view, but player {1 - idle} is to move"):
+        agents.make_agent("ismcts:iterations=50").select_move(state.view(idle))
+    with pytest.raises(ValueError, match="cheat searches the whole state, and this is player"):
+        agents.make_agent("cheat:depth=2").select_move(state.view(state.current_player))
+    assert agents.make_agent("cheat:depth=2").select_move(state) in state.legal_moves()
+
+
 @pytest.mark.parametrize("spec", ["minimax", "alphabeta", "mcts"])
 def test_perfect_information_searches_refuse_hidden_information(spec):
     with pytest.raises(ValueError, match="searches the full state, which dominoes hides; use a hidden-information agent"):
