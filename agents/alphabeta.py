@@ -24,7 +24,6 @@ Design notes:
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -417,7 +416,7 @@ class AlphaBetaAgent(TableAgent):
     def _select(self, state, limit):
         depth = limit.depth or MAX_DEPTH
         nodes = limit.nodes or 2**62
-        deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+        deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
         self.history >>= 1  # age the history between moves
         result = np.zeros(4)
         move = alphabeta_search(state.data, depth, nodes, deadline, self.table, self.history, self.rng, result)

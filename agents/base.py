@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from numba.core import event as numba_event
 
 from engines import Game, Param, State
-from engines._jit import rng_from_seed
+from engines._jit import caching_disabled, rng_from_seed
 
 __all__ = [
     "Agent",
@@ -229,7 +229,8 @@ class _CompileNotice(numba_event.Listener):
     def on_start(self, event):
         if not self.said:
             self.said = True
-            print(f"compiling {self.what} (first use only: numba caches the machine code)...", file=sys.stderr, flush=True)
+            why = "no cache folder: every process compiles" if caching_disabled() else "first use only: numba caches the machine code"
+            print(f"compiling {self.what} ({why})...", file=sys.stderr, flush=True)
 
     def on_end(self, event):
         pass

@@ -18,7 +18,6 @@ reference that measures what hidden information costs.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -241,7 +240,7 @@ class PIMCAgent(_WorldSampler, TableAgent):
         depth = limit.depth or MAX_DEPTH
         nodes = limit.nodes or (self.DEFAULT_NODES if limit.depth is None and limit.time is None else 2**62)
         worlds = limit.iterations or self.params["worlds"]
-        deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+        deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
         votes = np.zeros(len(moves))
         values = np.zeros(len(moves))
         done = pimc_search(state.data, worlds, depth, nodes, deadline, self.table, self.history, self.rng, votes, values)

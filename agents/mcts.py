@@ -13,7 +13,6 @@ broken uniformly at random.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -205,7 +204,7 @@ def grow_tree(run, node_dtype, init, limit: Limit, default_iterations: int):
     counters: int64[3] (nodes, simulations, deepest selection).
     """
     iterations = limit.iterations
-    deadline = time.monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+    deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
     if iterations is None and not deadline:
         iterations = default_iterations
     target = iterations or 2**62
@@ -214,7 +213,7 @@ def grow_tree(run, node_dtype, init, limit: Limit, default_iterations: int):
     init(tree, counters)
     while True:
         ran = run(tree, counters, target, deadline)
-        if counters[COUNT_SIMULATIONS] >= target or (deadline and time.monotonic_ns() >= deadline):
+        if counters[COUNT_SIMULATIONS] >= target or (deadline and monotonic_ns() >= deadline):
             break
         if counters[COUNT_NODES] >= len(tree):
             tree = np.concatenate([tree, np.empty(len(tree), node_dtype)])

@@ -12,9 +12,13 @@ or ``NUMBA_CACHE_DIR`` when set).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
+import re
+import sys
 import time
+import warnings
 from pathlib import Path
 
 import numba
@@ -34,6 +38,8 @@ __all__ = [
     "rng_uniform",
     "mix64",
     "monotonic_ns",
+    "caching_disabled",
+    "compiled_sources",
 ]
 
 JIT_DISABLED = bool(config.DISABLE_JIT)
@@ -49,12 +55,59 @@ _CHECKOUT_ROOTS = (
 )
 
 
+# A module defines compiled code if a line starts with one of these decorators.
+_DEFINES_KERNELS = re.compile(r"^\s*@(kernel|overload|intrinsic|numba\.njit|njit)\b", re.MULTILINE)
+
+
+def _module_file(name: str, roots) -> Path | None:
+    """The source file of module ``name`` (``engines.morabaraba.board``) under ``roots``, or None
+    for a package (its ``__init__``) or a module outside them."""
+    for root in roots:
+        parts = name.split(".")
+        if parts[0] == root.name:
+            path = root.parent.joinpath(*parts).with_suffix(".py")
+            return path if path.is_file() else None
+    return None
+
+
+def _imported_modules(tree: ast.AST, roots) -> set[Path]:
+    """The project modules (not packages) that a module's imports name: ``from a.b import c``
+    gives ``a/b/c.py`` when c is a module, else ``a/b.py``."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                path = _module_file(f"{node.module}.{alias.name}", roots) or _module_file(node.module, roots)
+                if path:
+                    found.add(path)
+        elif isinstance(node, ast.Import):
+            found.update(p for p in (_module_file(a.name, roots) for a in node.names) if p)
+    return found
+
+
+def compiled_sources(roots) -> list[Path]:
+    """The sources that compiled code is built from: every module under ``roots`` that defines
+    kernels, and the project modules they import, transitively (tables such as the Morabaraba
+    board, the contract, the clock), but not packages' ``__init__`` files. The Python face of the
+    games (``engines/game.py``, the ``Game`` classes in the packages' ``__init__``) and the
+    registry are not among them: editing them recompiles nothing."""
+    todo = [p for root in roots for p in sorted(root.rglob("*.py")) if _DEFINES_KERNELS.search(p.read_text())]
+    seen = set(todo)
+    while todo:
+        path = todo.pop()
+        for module in _imported_modules(ast.parse(path.read_text()), roots):
+            if module not in seen and module.name != "__init__.py":
+                seen.add(module)
+                todo.append(module)
+    return sorted(seen)
+
+
 def _hash_sources(roots) -> str:
     digest = hashlib.sha256()
-    for root in roots:
-        for path in sorted(root.rglob("*.py")):
-            digest.update(str(path.relative_to(root.parent)).encode())
-            digest.update(path.read_bytes())
+    for path in compiled_sources(roots):
+        root = next(r for r in roots if r in path.parents)
+        digest.update(str(path.relative_to(root.parent)).encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
@@ -114,12 +167,45 @@ for _locator in (_ProjectUserCacheLocator, _ProjectCacheLocator):
 def kernel(func=None, **options):
     """``numba.njit`` with this project's defaults: cached, numpy error model (no Python
     exception checks on division), no fastmath so compiled and pure-Python runs agree bit for bit.
+
+    Where no cache folder is writable (a read-only install with no writable user cache), kernels
+    are compiled in every process instead, after one warning.
     """
-    options.setdefault("cache", True)
     options.setdefault("error_model", "numpy")
     if func is None:
-        return lambda f: numba.njit(f, **options)
+        return lambda f: kernel(f, **options)
+    if options.get("cache", True):
+        options["cache"] = _can_cache(func)
     return numba.njit(func, **options)
+
+
+_NO_CACHE_WARNED = []
+
+
+def _can_cache(func) -> bool:
+    """Whether ``func`` has a writable cache folder. A project kernel is cached only by the
+    project's locators (numba's own would stamp it with its own file only); for any other file
+    numba's locators decide."""
+    py_file = os.path.abspath(func.__code__.co_filename)
+    if _is_under(Path(py_file).resolve(), _COMPILED_ROOTS + _CHECKOUT_ROOTS):
+        usable = any(locator.from_function(func, py_file) for locator in (_ProjectCacheLocator, _ProjectUserCacheLocator))
+    else:
+        usable = any(locator.from_function(func, py_file) for locator in _LOCATORS)
+    if not usable and not _NO_CACHE_WARNED:
+        _NO_CACHE_WARNED.append(py_file)
+        warnings.warn_explicit(
+            "no writable folder for numba's cache (set NUMBA_CACHE_DIR to one): kernels are compiled "
+            "in every process, which costs some seconds at each start",
+            RuntimeWarning,
+            filename="board-arena",
+            lineno=0,
+        )
+    return usable
+
+
+def caching_disabled() -> bool:
+    """True when some kernel found no writable cache folder (it compiles in every process)."""
+    return bool(_NO_CACHE_WARNED)
 
 
 if JIT_DISABLED:
@@ -179,28 +265,80 @@ def rng_uniform(rng):
 
 
 # ----------------------------------------------------------------------------------------------
-# A monotonic clock for time budgets inside compiled searches: numba has no time module, so the
-# kernel calls clock_gettime(CLOCK_MONOTONIC) directly; pure-Python mode uses time.monotonic_ns.
+# A monotonic clock for time budgets inside compiled searches. numba has no time module, so a
+# kernel calls the platform's own clock: clock_gettime with the platform's CLOCK_MONOTONIC (its
+# value differs: 1 on Linux, 6 on macOS, 4 on FreeBSD; Python's ``time`` module knows it), or
+# QueryPerformanceCounter on Windows. The function's address comes from ctypes and is given to
+# LLVM under a name of our own, so compiled and cached code finds it on every platform. Searches
+# take their deadlines from this same clock (``monotonic_ns`` is callable from Python too).
+# Pure-Python mode uses time.monotonic_ns.
 
-_CLOCK_MONOTONIC = 1
+_CLOCK_SYMBOL = "board_arena_clock"
+_FREQUENCY_SYMBOL = "board_arena_clock_frequency"
+#: What a failing clock reads: past every deadline, so a time budget ends at once, never hangs.
+CLOCK_FAILED = np.iinfo(np.int64).max
+
+
+def _bind_platform_clock():
+    """Registers the platform clock with LLVM; returns ``(kind, clock id)``: ``"posix"`` with the
+    CLOCK_MONOTONIC of this platform, or ``"windows"`` (the id is unused)."""
+    import ctypes
+
+    from llvmlite import binding
+
+    if sys.platform == "win32":
+        kernel32 = ctypes.windll.kernel32
+        for name, func in ((_CLOCK_SYMBOL, kernel32.QueryPerformanceCounter), (_FREQUENCY_SYMBOL, kernel32.QueryPerformanceFrequency)):
+            binding.add_symbol(name, ctypes.cast(func, ctypes.c_void_p).value)
+        return "windows", 0
+    libc = ctypes.CDLL(None)
+    binding.add_symbol(_CLOCK_SYMBOL, ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value)
+    return "posix", time.CLOCK_MONOTONIC
+
+
+_CLOCK_KIND, CLOCK_ID = ("python", None) if JIT_DISABLED else _bind_platform_clock()
 
 
 @intrinsic
-def _clock_gettime_ns(typingctx):
+def _platform_clock_ns(typingctx):
     def codegen(context, builder, signature, args):
         i64 = ir.IntType(64)
         i32 = ir.IntType(32)
-        timespec = ir.LiteralStructType([i64, i64])
-        fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
-        fn = builder.module.globals.get("clock_gettime")
-        if fn is None:
-            fn = ir.Function(builder.module, fnty, "clock_gettime")
-        ts = builder.alloca(timespec)
-        builder.call(fn, [ir.Constant(i32, _CLOCK_MONOTONIC), ts])
-        zero = ir.Constant(i32, 0)
-        sec = builder.load(builder.gep(ts, [zero, zero]))
-        nsec = builder.load(builder.gep(ts, [zero, ir.Constant(i32, 1)]))
-        return builder.add(builder.mul(sec, ir.Constant(i64, 1_000_000_000)), nsec)
+        module = builder.module
+
+        def declare(name, fnty):
+            fn = module.globals.get(name)
+            return fn if fn is not None else ir.Function(module, fnty, name)
+
+        billion = ir.Constant(i64, 1_000_000_000)
+        ok = ir.Constant(ir.IntType(1), 1)
+        if _CLOCK_KIND == "windows":
+            fnty = ir.FunctionType(i32, [i64.as_pointer()])
+            count = builder.alloca(i64)
+            frequency = builder.alloca(i64)
+            got_count = builder.call(declare(_CLOCK_SYMBOL, fnty), [count])
+            got_frequency = builder.call(declare(_FREQUENCY_SYMBOL, fnty), [frequency])
+            ok = builder.and_(
+                builder.icmp_signed("!=", got_count, ir.Constant(i32, 0)),
+                builder.icmp_signed("!=", got_frequency, ir.Constant(i32, 0)),
+            )
+            ticks, per_second = builder.load(count), builder.load(frequency)
+            per_second = builder.select(ok, per_second, ir.Constant(i64, 1))
+            # ticks * 1e9 / frequency without overflow: whole seconds, then the remainder.
+            seconds = builder.sdiv(ticks, per_second)
+            rest = builder.srem(ticks, per_second)
+            nanoseconds = builder.add(builder.mul(seconds, billion), builder.sdiv(builder.mul(rest, billion), per_second))
+        else:
+            timespec = ir.LiteralStructType([i64, i64])
+            fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
+            ts = builder.alloca(timespec)
+            rc = builder.call(declare(_CLOCK_SYMBOL, fnty), [ir.Constant(i32, CLOCK_ID), ts])
+            ok = builder.icmp_signed("==", rc, ir.Constant(i32, 0))
+            zero = ir.Constant(i32, 0)
+            sec = builder.load(builder.gep(ts, [zero, zero]))
+            nsec = builder.load(builder.gep(ts, [zero, ir.Constant(i32, 1)]))
+            nanoseconds = builder.add(builder.mul(sec, billion), nsec)
+        return builder.select(ok, nanoseconds, ir.Constant(i64, int(CLOCK_FAILED)))
 
     return types.int64(), codegen
 
@@ -208,15 +346,16 @@ def _clock_gettime_ns(typingctx):
 if JIT_DISABLED:
 
     def monotonic_ns():
-        """Nanoseconds on the monotonic clock (same clock as ``time.monotonic_ns``)."""
+        """Nanoseconds on a monotonic clock (pure-Python mode: ``time.monotonic_ns``)."""
         return time.monotonic_ns()
 
 else:
 
     @kernel
     def monotonic_ns():
-        """Nanoseconds on the monotonic clock (same clock as ``time.monotonic_ns``)."""
-        return _clock_gettime_ns()
+        """Nanoseconds on the platform's monotonic clock (``CLOCK_FAILED`` if the clock fails).
+        Callable from Python, where searches take their deadlines from it."""
+        return _platform_clock_ns()
 
 
 # ----------------------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ from engines._jit import kernel, rng_below
 __all__ = [
     "MOVE_DTYPE",
     "register",
+    "registered_modules",
     "kernels_for",
     "state_dtype",
     "legal_moves",
@@ -126,7 +127,19 @@ def register(module) -> None:
     dtype = np.dtype(module.STATE_DTYPE)
     if dtype.itemsize != sum(dtype.fields[name][0].itemsize for name in dtype.names):
         raise TypeError(f"{module.__name__}.STATE_DTYPE has padding; build it with state_dtype()")
-    _KERNELS[np.dtype(module.STATE_DTYPE)] = module
+    # The state type picks the kernels at compile time: two games with one type would be confused.
+    other = _KERNELS.get(dtype)
+    if other is not None and other.__name__ != module.__name__:
+        raise TypeError(
+            f"{module.__name__}.STATE_DTYPE is the state type of {other.__name__} already: "
+            "each game needs a state type of its own (add or rename a field)"
+        )
+    _KERNELS[dtype] = module
+
+
+def registered_modules() -> list:
+    """The kernel modules of every registered game, in registration order."""
+    return list(_KERNELS.values())
 
 
 def kernels_for(state_or_dtype):

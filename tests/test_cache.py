@@ -1,6 +1,7 @@
 """numba's cache never runs stale code: every project kernel is stamped with the hash of all the
 compiled sources, so editing a file recompiles the kernels that inline it from another file."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -56,3 +57,49 @@ def test_an_edit_in_another_file_recompiles_the_kernels_that_use_it(tmp_path):
     assert run() == ["11", "1"]  # loaded from the cache
     callee.write_text(CALLEE.format(value=2))  # the caller's own file is unchanged
     assert run() == ["12", "0"]  # recompiled, not the stale 11
+
+
+PROBE = """
+import numpy as np
+import engines
+from engines.mancala import kernels
+
+state = engines.make("kalah").new_initial_state()
+moves = np.empty(kernels.MAX_MOVES, np.int64)
+print(kernels.legal_moves(state.data, moves), sum(kernels.legal_moves.stats.cache_hits.values()))
+"""
+
+
+def test_only_compiled_sources_are_stamped_so_an_edit_of_the_python_face_recompiles_nothing(tmp_path):
+    shutil.copytree(ROOT / "engines", tmp_path / "engines", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "agents", tmp_path / "agents", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "probe.py").write_text(PROBE)
+
+    def run():
+        done = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    assert run() == ["6", "0"]  # compiled
+    assert run() == ["6", "1"]  # cached
+    with open(tmp_path / "engines" / "game.py", "a") as face:
+        face.write("\n# an edit of the Python face\n")
+    assert run() == ["6", "1"]  # still cached: game.py defines no compiled code
+    with open(tmp_path / "engines" / "morabaraba" / "board.py", "a") as tables:
+        tables.write("\n# an edit of tables that kernels read\n")
+    assert run() == ["6", "0"]  # recompiled: board.py is imported by a kernel module
+    sources = {p.relative_to(ROOT).as_posix() for p in jit.compiled_sources(jit._COMPILED_ROOTS)}
+    assert {"engines/mancala/kernels.py", "engines/contract.py", "engines/_jit.py", "engines/morabaraba/board.py"} <= sources
+    assert not {"engines/game.py", "engines/registry.py", "engines/mancala/__init__.py"} & sources
+
+
+def test_without_a_writable_cache_folder_everything_runs_uncached_after_one_warning(tmp_path):
+    # A file where a folder should be: no cache folder can be made there, even by root.
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(blocker / "numba"), XDG_CACHE_HOME=str(blocker / "xdg"))
+    script = "import agents, engines; print(engines.make('kalah').new_initial_state().legal_moves())"
+    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[0, 1, 2, 3, 4, 5]"
+    assert done.stderr.count("no writable folder for numba's cache") == 1
+    assert "Traceback" not in done.stderr
