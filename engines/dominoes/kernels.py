@@ -1,7 +1,7 @@
 """Dominoes kernels: the two-player draw game of text 001 with hidden hands, its information view
 and an exact sampler of the hidden worlds consistent with a view.
 
-Rules: ``shared/rules/RULES.md`` (Dominoes) and text 001. A double-``max_pips`` set (1..9: 3 to 55
+Rules: ``docs/rules.md`` (Dominoes) and text 001. A double-``max_pips`` set (1..9: 3 to 55
 tiles), ``hand_size`` tiles each, the rest is the boneyard.
 
 Tiles. Tile ids are *ranks*: 0 is the smallest tile and ``n_tiles - 1`` the greatest in the order

@@ -1,7 +1,7 @@
 """Konane: the Hawaiian jumping game, text 003's capture-scored game and the classic one.
 
 =============  ===================================================================================
-Rules          ``shared/rules/RULES.md`` (Konane) and text 003. A ``size`` x ``size`` board full of
+Rules          ``docs/rules.md`` (Konane) and text 003. A ``size`` x ``size`` board full of
                stones in a checkerboard, black on the top-left point, opened by removing one black
                and one white stone. A move jumps one stone orthogonally over an adjacent opponent
                stone into the empty point beyond, capturing it; the same stone may go on jumping

@@ -1,7 +1,7 @@
 """Mancala: BrainKing's Kalah-like game (text 004) and Kalah(m,n).
 
 =============  ===================================================================================
-Rules          ``shared/rules/RULES.md`` (Mancala) and text 004. Two rows of ``pits`` pits with
+Rules          ``docs/rules.md`` (Mancala) and text 004. Two rows of ``pits`` pits with
                ``seeds`` seeds each, a store at each player's right; sowing counter-clockwise skips
                the opponent's store; last seed in the own store: move again; last seed in an empty
                own pit: capture; the game ends when a row is empty and the rest is swept.

@@ -1,6 +1,6 @@
 """Mancala kernels: Kalah-like sowing games on two rows of ``pits`` pits (1..8) with two stores.
 
-Rules: ``shared/rules/RULES.md`` (Mancala) and text 004 (BrainKing's Mancala). Moves are the index
+Rules: ``docs/rules.md`` (Mancala) and text 004 (BrainKing's Mancala). Moves are the index
 of a pit in the mover's own row counted from the mover's left, 0..pits-1 (the same ids for both
 players), so ``MOVE_BOUND = 8``.
 
