@@ -334,3 +334,14 @@ def test_pairing_score_intervals():
     assert mean == 0.5 and half == pytest.approx(1.96 * np.sqrt(0.25 * 100 / 99 / 100))
     mean, half = score_interval([1.0] * 40)  # a sweep: Wilson's width, not zero
     assert mean == 1.0 and 0.05 < half < 0.1
+
+
+def test_games_stopped_by_a_ply_cap_are_counted_apart(tmp_path):
+    # 20 plies are not even the placing phase: every game reaches the cap, a draw by no rule.
+    settings = TournamentSettings.create("morabaraba:max_plies=20", ["random", "greedy"], games=2, seed=1)
+    run = arena.run_tournament(settings, str(tmp_path / "run"), concurrency=1, progress=False)
+    assert [g.end_reason for g in run.games] == ["ply cap", "ply cap"]
+    assert all(g.result == 0.0 and g.plies == 20 for g in run.games)
+    from arena.report import format_report
+
+    assert "2 x ply cap" in format_report(run.settings, run.games, run.ratings(bootstrap=10))
