@@ -253,6 +253,26 @@ class Game:
             return "the game is over"
         return f"move {move} is not legal here; legal moves: {', '.join(state.legal_move_names())}"
 
+    def board(self, state: "State") -> dict[str, Any]:
+        """The position as plain data (see :meth:`State.board`)."""
+        terminal = state.is_terminal()
+        return {
+            "game": self.name,
+            "players": list(self.player_names),
+            "to_move": None if terminal else state.current_player,
+            "ply": state.ply,
+            "terminal": terminal,
+            "end_reason": self.end_reason(state),
+            "outcome": state.outcome(),
+            # A player's view cannot know the margin before the end (it hides the other hand).
+            "score": None if state.viewer is not None and not terminal else state.score(),
+            **self._board(state),
+        }
+
+    def _board(self, state: "State") -> dict[str, Any]:
+        """The game's own part of :meth:`board`."""
+        raise NotImplementedError
+
     def end_reason(self, state: "State") -> str | None:
         """The rule that ended the game, in a few words (``"two cows"``, ``"ply cap"``); None
         while the game goes on. :data:`PLY_CAP` names a game stopped by a bound for machines
@@ -400,6 +420,38 @@ class State:
         if not value:
             return None
         return 0 if value > 0 else 1
+
+    def board(self) -> dict[str, Any]:
+        """The position as plain data (a new dict of lists, ints and strings: JSON as it is, and
+        changing it changes nothing in the game). Every game gives ``game``, ``players`` (the
+        players' names, indexed by player), ``to_move`` (None at the end), ``ply``, ``terminal``,
+        ``end_reason``, ``outcome`` (player 0's result, None while the game goes on) and
+        ``score`` (player 0's margin; None in a player's view of a game that goes on), and its
+        own keys:
+
+        - Mancala: ``pits`` (per player, that player's pits from their left, ``a`` first) and
+          ``stores``;
+        - Morabaraba: ``points`` (the 24 points in board order: 0 White, 1 Black, None empty),
+          ``point_names``, ``cows`` (per player, the points of their cows), ``in_hand``,
+          ``stage`` (per player: ``"placing"``, ``"moving"`` or ``"flying"``), ``blocked_mills``
+          (per player, the mills its next move may not count, under ``no_immediate_remill``),
+          ``plies_without_shot`` and ``three_cow_plies`` (the draw counters), ``ply_cap``;
+        - Konane: ``size``, ``grid`` (rows from the top, as drawn: ``"B"``, ``"W"`` or ``"."``),
+          ``stones`` (per player, the points of their stones), ``captures``, ``opening`` (True
+          while the classic opening's removals are being played);
+        - Dominoes: ``line`` (the tiles from left to right as ``[left, right]`` pips), ``ends``
+          (None before the lead), ``hands`` (per player, their tiles as ``"6-4"``, or None where
+          this state's viewer may not see them), ``hand_counts``, ``boneyard`` (tiles left to
+          draw), ``leader``, ``viewer`` (the player whose view this is, None for the game's
+          state).
+
+        Example:
+            >>> import engines
+            >>> board = engines.make("kalah", pits=3, seeds=2).new_initial_state().board()
+            >>> board["pits"], board["stores"], board["to_move"]
+            ([[2, 2, 2], [2, 2, 2]], [0, 0], 0)
+        """
+        return self.game.board(self)
 
     @property
     def end_reason(self) -> str | None:

@@ -363,6 +363,22 @@ fits only one way.{draw_words}"""
         lines.append(self.status_line(state))
         return "\n".join(lines)
 
+    def _board(self, state):
+        record = state.data
+        m = self.params["max_pips"]
+        viewer = int(record["viewer"])
+        hidden = [viewer >= 0 and p != viewer and not record["terminal"] for p in (0, 1)]
+        hands = [None if hidden[p] else [tile_name(m, t) for t in tiles_of(int(record["hands"][p]))] for p in (0, 1)]
+        return {
+            "line": [list(tile) for tile in self.line(state)],
+            "ends": None if record["ends"][0] < 0 else [int(e) for e in record["ends"]],
+            "hands": hands,
+            "hand_counts": [int(c) for c in record["counts"]],
+            "boneyard": int(record["boneyard_size"]) - int(record["drawn"]),
+            "leader": int(record["leader"]),
+            "viewer": None if viewer < 0 else viewer,
+        }
+
     def end_reason(self, state):
         if not state.is_terminal():
             return None

@@ -433,6 +433,22 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         ]
         return wrap_paragraphs(self.HELP + "\n\n" + " ".join(rules))
 
+    def _board(self, state):
+        s = state.data
+        size = int(s["size"])
+        stones = [int(s["stones"][p]) for p in (0, 1)]
+
+        def sign(sq):
+            return "B" if stones[0] >> sq & 1 else "W" if stones[1] >> sq & 1 else "."
+
+        return {
+            "size": size,
+            "grid": ["".join(sign(8 * row + col) for col in range(size)) for row in reversed(range(size))],
+            "stones": [[square_name(sq) for sq in range(64) if stones[p] >> sq & 1] for p in (0, 1)],
+            "captures": [int(n) for n in s["captures"]],
+            "opening": int(s["phase"]) != kernels.PHASE_PLAY,
+        }
+
     def end_reason(self, state):
         if not state.is_terminal():
             return None

@@ -125,6 +125,10 @@ your letters are printed on your side of the board."""
             f"({', '.join(state.legal_move_names())})"
         )
 
+    def _board(self, state):
+        south, north = kernels.pit_counts(state.data)
+        return {"pits": [south, north], "stores": [int(n) for n in state.data["stores"]]}
+
     def end_reason(self, state):
         return "a row is empty" if state.is_terminal() else None
 

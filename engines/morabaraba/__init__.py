@@ -452,6 +452,24 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         lines.append(self.status_line(state))
         return "\n".join(lines)
 
+    def _board(self, state):
+        s = state.data
+        cows = [int(s["cows"][p]) for p in (0, 1)]
+        points = [0 if cows[0] >> p & 1 else 1 if cows[1] >> p & 1 else None for p in range(board.N_POINTS)]
+        return {
+            "points": points,
+            "point_names": list(POINT_NAMES),
+            "cows": [[POINT_NAMES[p] for p in _points(cows[side])] for side in (0, 1)],
+            "in_hand": [int(n) for n in s["in_hand"]],
+            "stage": [self.stage(state, p) for p in (0, 1)],
+            "blocked_mills": [
+                [mill_name(m) for m in range(board.N_MILLS) if int(s["blocked"][p]) >> m & 1] for p in (0, 1)
+            ],
+            "plies_without_shot": int(s["no_shot"]),
+            "three_cow_plies": int(s["three_cow"]),
+            "ply_cap": int(s["max_plies"]) or None,
+        }
+
     _END_REASONS = {
         kernels.END_TWO_COWS: "two cows",
         kernels.END_BLOCKED: "cannot move",
