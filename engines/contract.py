@@ -35,6 +35,11 @@ What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` 
 ``score(s)``                int64, player 0's margin (store, capture or pip difference)
 ``heuristic(s)``            float64 strictly inside (-1, 1), player 0's view, for search horizons
 ``state_hash(s)``           uint64 hash of everything that decides the future of the game
+``illegal_reason(s, move)`` int64 why ``move`` (any int64) is not legal in ``s``: ``LEGAL`` (0)
+                            exactly for the moves ``legal_moves`` lists, ``REASON_GAME_OVER``,
+                            ``REASON_NOT_A_MOVE`` (outside the game's move encoding), or one of
+                            the game's own codes (from ``FIRST_GAME_REASON`` up) naming the rule
+                            the move breaks; the Python face only turns codes into words
 ==========================  =====================================================================
 
 A module may also provide ``move_capacity(s)``: the most legal moves of any state of ``s``'s
@@ -71,6 +76,11 @@ __all__ = [
     "score",
     "heuristic",
     "state_hash",
+    "illegal_reason",
+    "LEGAL",
+    "REASON_GAME_OVER",
+    "REASON_NOT_A_MOVE",
+    "FIRST_GAME_REASON",
     "observe",
     "sample_world",
     "max_moves",
@@ -93,7 +103,14 @@ _REQUIRED = (
     "score",
     "heuristic",
     "state_hash",
+    "illegal_reason",
 )
+
+#: ``illegal_reason`` codes shared by every game; each game numbers its own from FIRST_GAME_REASON.
+LEGAL = 0
+REASON_GAME_OVER = 1
+REASON_NOT_A_MOVE = 2
+FIRST_GAME_REASON = 3
 
 _KERNELS: dict[np.dtype, object] = {}
 
@@ -235,6 +252,16 @@ def state_hash(s):
 def _state_hash(s):
     impl = kernels_for(s).state_hash
     return lambda s: impl(s)
+
+
+def illegal_reason(s, move):
+    return kernels_for(s).illegal_reason(s, move)
+
+
+@overload(illegal_reason)
+def _illegal_reason(s, move):
+    impl = kernels_for(s).illegal_reason
+    return lambda s, move: impl(s, move)
 
 
 def observe(s, player, view):

@@ -15,6 +15,8 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 
+from engines import contract
+
 __all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP"]
 
 #: The end reason of a game stopped as a draw by a ply cap (a bound for machines, not a rule):
@@ -247,11 +249,34 @@ class Game:
         """The rules in a few lines and how to write a move (``HELP``, for this variant)."""
         return wrap_paragraphs(self.HELP)
 
-    def explain_illegal(self, state: "State", move: int) -> str:
-        """Why ``move`` is not legal in ``state`` (one line)."""
-        if state.is_terminal():
-            return "the game is over"
-        return f"move {move} is not legal here; legal moves: {', '.join(state.legal_move_names())}"
+    def reason_code(self, state: "State", move: Any) -> int:
+        """The kernel's ``illegal_reason`` code for ``move`` in ``state``: 0 exactly when it is
+        legal (codes in :mod:`engines.contract` and the game's kernel module)."""
+        if not isinstance(move, (int, np.integer)) or isinstance(move, bool) or not -(2**63) <= move < 2**63:
+            return contract.REASON_NOT_A_MOVE
+        return int(self.kernels.illegal_reason(state.data, move))
+
+    def illegal_reason(self, state: "State", move: Any) -> str | None:
+        """Why ``move`` is not legal in ``state``, in one line; None when it is legal.
+
+        The rule comes from the kernel (``illegal_reason``, the same code that generates the legal
+        moves); this only puts its code into words.
+        """
+        code = self.reason_code(state, move)
+        if code == contract.LEGAL:
+            return None
+        if code == contract.REASON_GAME_OVER:
+            return f"the game is over: {self.result_text(state)}"
+        if code == contract.REASON_NOT_A_MOVE:
+            return f"move {move!r} is not a move id of this game: {self.MOVE_IDS}"
+        return self._reason_words(state, int(move), code)
+
+    #: How the game numbers its moves (for the words of ``REASON_NOT_A_MOVE``).
+    MOVE_IDS: ClassVar[str] = "see the game's kernel module"
+
+    def _reason_words(self, state: "State", move: int, code: int) -> str:
+        """The words for one of the game's own ``illegal_reason`` codes (``move`` is a move id)."""
+        raise NotImplementedError
 
     def board(self, state: "State") -> dict[str, Any]:
         """The position as plain data (see :meth:`State.board`)."""
@@ -364,7 +389,7 @@ class State:
         return [self.game.format_move(self, m) for m in self.legal_moves()]
 
     def is_legal(self, move: int) -> bool:
-        return move in self.legal_moves()
+        return self.game.reason_code(self, move) == contract.LEGAL
 
     def parse_move(self, text: str) -> int:
         """The move written ``text`` (see the game's notation); ValueError saying why if none."""
@@ -390,8 +415,9 @@ class State:
                 f"this is {self.game.player_names[self.viewer]}'s view of the game: apply moves to "
                 "the game's own state (a view does not know the hidden tiles a move may reveal)"
             )
-        if not self.is_legal(move):
-            raise IllegalMoveError(self.game.explain_illegal(self, move))
+        why = self.game.illegal_reason(self, move)
+        if why is not None:
+            raise IllegalMoveError(why)
         self.game.kernels.apply_move(self.data, move)
         self._moves.append(move)
         return move

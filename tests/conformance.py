@@ -2,7 +2,8 @@
 
 ``check_conformance(game)`` plays random games to the end through the Python face and checks, at
 every position: legal-move invariants (unique ids in range, at most ``MAX_MOVES``, none only at the
-end), notation round trips, illegal moves refused, copies independent, hashes stable, heuristic
+end), notation round trips, illegal moves refused, ``illegal_reason`` 0 exactly for the legal moves
+(:func:`check_illegal_reasons`), copies independent, hashes stable, heuristic
 inside (-1, 1), an optional game invariant, and for hidden-information games each player's view
 and worlds sampled from it (:func:`check_views`); at the end: outcome and returns, a record that replays
 to the same state; and that the same seed gives the same game.
@@ -59,10 +60,45 @@ def check_position(state, invariant=None):
             assert str(error) and "\n" not in str(error)
         else:
             raise AssertionError(f"illegal move {bad} was accepted")
+    check_illegal_reasons(state)
     if invariant is not None:
         invariant(state)
     if not game.perfect_information:
         check_views(state)
+
+
+@kernel
+def _reason_codes(s, moves, out):
+    for i in range(len(moves)):
+        out[i] = contract.illegal_reason(s, moves[i])
+
+
+def check_illegal_reasons(state, sample=256):
+    """The kernel's ``illegal_reason`` is 0 exactly for the legal moves, among: every legal move,
+    every id below 4096 (the whole encoding of the small games), a seeded sample of the rest,
+    the legal moves with one bit flipped (near misses: another shot, end, direction, jump count)
+    and ids outside the encoding; each nonzero code has one line of words."""
+    game = state.game
+    legal = state.legal_moves()
+    bound = game.move_bound
+    choose = np.random.default_rng(state.hash() & 0xFFFF_FFFF)
+    near = [m ^ (1 << b) for m in legal for b in range(min(bound.bit_length(), 24))]
+    candidates = set(legal) | set(range(min(bound, 4096))) | set(near) | {-1, bound, 2**62}
+    candidates |= set(choose.integers(0, bound, sample).tolist())
+    moves = np.array(sorted(candidates), np.int64)
+    codes = np.empty(len(moves), np.int64)
+    _reason_codes(state.data, moves, codes)
+    accepted = set(moves[codes == contract.LEGAL].tolist())
+    assert accepted == set(legal), (
+        f"illegal_reason is 0 for {sorted(accepted - set(legal))[:5]} (not legal) "
+        f"and nonzero for {sorted(set(legal) - accepted)[:5]} (legal)"
+    )
+    if state.is_terminal():
+        assert set(codes.tolist()) == {contract.REASON_GAME_OVER}
+    for i in choose.choice(len(moves), size=min(8, len(moves)), replace=False):
+        if codes[i] != contract.LEGAL:
+            words = game.illegal_reason(state, int(moves[i]))
+            assert words and "\n" not in words, words
 
 
 def check_views(state, samples=2):
@@ -79,6 +115,7 @@ def check_views(state, samples=2):
         assert view.is_terminal() == state.is_terminal() and view.current_player == state.current_player
         if player == state.current_player:
             assert view.legal_moves() == state.legal_moves(), "the mover's view has other legal moves"
+            check_illegal_reasons(view)
         world = np.zeros(1, kernels.STATE_DTYPE)
         again = np.zeros(1, kernels.STATE_DTYPE)
         for _ in range(samples):

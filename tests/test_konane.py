@@ -603,7 +603,7 @@ def test_illegal_ids_are_refused():
     with pytest.raises(IllegalMoveError, match="leaves the 6x6 board"):
         state.apply(8 * 2 + 5 | 0 << 6)  # f3 east: off the board
     for bad in (-1, kernels.MOVE_BOUND, 900, 1 << 13):
-        with pytest.raises(IllegalMoveError, match="not a Konane move id"):
+        with pytest.raises(IllegalMoveError, match="is not a move id of this game"):
             state.apply(bad)
 
 

@@ -252,48 +252,41 @@ fits only one way.{draw_words}"""
             return 2 * tile + int(fits_right)
         return 2 * tile + int(side.startswith("r"))
 
-    def explain_illegal(self, state, move):
-        if state.is_terminal():
-            return "the game is over"
-        if not isinstance(move, (int, np.integer)) or not 0 <= move < kernels.MOVE_BOUND:
-            return (
-                f"move {move} is not a move: moves are 0-{kernels.MOVE_BOUND - 1} "
-                f"(2 * tile + end, {kernels.MOVE_DRAW} draw, {kernels.MOVE_PASS} pass)"
-            )
+    MOVE_IDS = (
+        f"2 * tile + end (end 0 left, 1 right) for a tile of the set, {kernels.MOVE_DRAW} to draw, "
+        f"{kernels.MOVE_PASS} to pass"
+    )
+
+    def _reason_words(self, state, move, code):
+        """Words for the kernel's codes (``engines.dominoes.kernels.REASON_*``)."""
+        k = kernels
         record = state.data
-        me = state.current_player
         legal = ", ".join(state.legal_move_names())
-        can_play = state.legal_moves()[0] < kernels.MOVE_DRAW
         left, right = (int(e) for e in record["ends"])
         stock = int(record["boneyard_size"]) - int(record["drawn"])
-        if move == kernels.MOVE_DRAW:
+        if code == k.REASON_DRAW_CAN_PLAY:
             if left < 0:
                 return f"the leader may not draw: play any tile of your hand ({legal})"
-            if can_play:
-                return f"you cannot draw when you can play ({legal})"
-            if not record["drawing"]:
-                return "there is no drawing in the block game: pass"
+            return f"you cannot draw when you can play ({legal})"
+        if code == k.REASON_NO_DRAWING:
+            return "there is no drawing in the block game: pass"
+        if code == k.REASON_BONEYARD_EMPTY:
             return "the boneyard is empty: pass"
-        if move == kernels.MOVE_PASS:
-            if can_play:
-                return f"you must play when you can ({legal})"
+        if code == k.REASON_PASS_CAN_PLAY:
+            return f"you must play when you can ({legal})"
+        if code == k.REASON_PASS_CAN_DRAW:
             return f"you cannot pass while the boneyard has {stock} tile{'s' * (stock != 1)}: draw"
-        m = self.params["max_pips"]
-        tile, end = move >> 1, move & 1
-        if tile >= self.n_tiles:
-            return f"move {move} is not a tile of the double-{m} set"
-        name = tile_name(m, tile)
-        if state.viewer not in (None, me) or not int(record["hands"][me]) >> tile & 1:
+        name = tile_name(self.params["max_pips"], move >> 1)
+        end = move & 1
+        if code == k.REASON_NOT_IN_HAND:
             return f"{name} is not in your hand ({legal})"
-        if left < 0:
+        if code == k.REASON_LEAD_ONE_MOVE:
             return f"the first tile has one move, written {name}"
-        if left == right and end == 1:
+        if code == k.REASON_EQUAL_ENDS_ONE_MOVE:
             return f"both ends show {left}, so {name} has one move: {name}L"
+        assert code == k.REASON_NO_MATCH, code
         shown = right if end else left
-        pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
-        if shown not in pips:
-            return f"{name} does not match the {'right' if end else 'left'} end {shown} ({legal})"
-        return f"{name}{'R' if end else 'L'} is not legal here; legal moves: {legal}"
+        return f"{name} does not match the {'right' if end else 'left'} end {shown} ({legal})"
 
     # -- drawing -------------------------------------------------------------------------------
 

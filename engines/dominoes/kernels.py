@@ -65,7 +65,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines._jit import kernel, lowest_bit_index, mix64, popcount, rng_below, rng_uniform
-from engines.contract import state_dtype
+from engines.contract import FIRST_GAME_REASON, LEGAL, REASON_GAME_OVER, REASON_NOT_A_MOVE, state_dtype
 
 MAX_PIPS = 9
 MAX_TILES = (MAX_PIPS + 1) * (MAX_PIPS + 2) // 2  # 55
@@ -212,6 +212,21 @@ def set_deal(s, max_pips, hand_size, drawing, block_rule, hand0, hand1, boneyard
 
 
 @kernel(inline="always")
+def _can_play(s):
+    """True if the mover holds a tile that fits (any tile, for the lead)."""
+    hand = s["hands"][s["to_move"]]
+    left = s["ends"][0]
+    if left < 0:
+        return hand != _U0
+    return hand & _matching(s, left, s["ends"][1]) != _U0
+
+
+@kernel(inline="always")
+def _can_draw(s):
+    return s["drawing"] != 0 and s["drawn"] < s["boneyard_size"]
+
+
+@kernel(inline="always")
 def legal_moves(s, out):
     """Plays by ascending tile, left end first, then right end; else the one DRAW or PASS."""
     if s["terminal"]:
@@ -239,9 +254,55 @@ def legal_moves(s, out):
             fits &= fits - _U1
             n += 1
     if n == 0:
-        out[0] = MOVE_DRAW if s["drawing"] and s["drawn"] < s["boneyard_size"] else MOVE_PASS
+        out[0] = MOVE_DRAW if _can_draw(s) else MOVE_PASS
         n = 1
     return n
+
+
+# ``illegal_reason`` codes of this game.
+REASON_DRAW_CAN_PLAY = FIRST_GAME_REASON  # a player who can play a tile may not draw
+REASON_NO_DRAWING = FIRST_GAME_REASON + 1  # the block game has no drawing
+REASON_BONEYARD_EMPTY = FIRST_GAME_REASON + 2  # nothing left to draw: pass
+REASON_PASS_CAN_PLAY = FIRST_GAME_REASON + 3  # a player who can play a tile must
+REASON_PASS_CAN_DRAW = FIRST_GAME_REASON + 4  # a player who cannot play draws while the boneyard lasts
+REASON_NOT_IN_HAND = FIRST_GAME_REASON + 5  # the tile is not in the mover's hand
+REASON_LEAD_ONE_MOVE = FIRST_GAME_REASON + 6  # the lead has one move per tile, written with end 0
+REASON_EQUAL_ENDS_ONE_MOVE = FIRST_GAME_REASON + 7  # both ends show one number: end 0 only
+REASON_NO_MATCH = FIRST_GAME_REASON + 8  # the tile does not show the number at that end
+
+
+@kernel
+def illegal_reason(s, move):
+    """Why ``move`` is not legal in ``s``: ``LEGAL``, a code of ``engines.contract`` or one of the
+    ``REASON_*`` codes above (the same rules as ``legal_moves``)."""
+    if s["terminal"]:
+        return REASON_GAME_OVER
+    if move < 0 or move >= MOVE_BOUND or (move < MOVE_DRAW and move >> 1 >= s["n_tiles"]):
+        return REASON_NOT_A_MOVE
+    can_play = _can_play(s)
+    if move == MOVE_DRAW:
+        if can_play:
+            return REASON_DRAW_CAN_PLAY
+        if not s["drawing"]:
+            return REASON_NO_DRAWING
+        return LEGAL if _can_draw(s) else REASON_BONEYARD_EMPTY
+    if move == MOVE_PASS:
+        if can_play:
+            return REASON_PASS_CAN_PLAY
+        return REASON_PASS_CAN_DRAW if _can_draw(s) else LEGAL
+    tile = move >> 1
+    end = move & 1
+    if s["hands"][s["to_move"]] & _bit(tile) == _U0:
+        return REASON_NOT_IN_HAND
+    left = s["ends"][0]
+    if left < 0:
+        return REASON_LEAD_ONE_MOVE if end else LEGAL
+    right = s["ends"][1]
+    if left == right and end == 1:
+        return REASON_EQUAL_ENDS_ONE_MOVE
+    if PIP_MASK[s["max_pips"], right if end else left] & _bit(tile) == _U0:
+        return REASON_NO_MATCH
+    return LEGAL
 
 
 @kernel(inline="always")

@@ -89,14 +89,7 @@ def path_move(path: list[int]) -> int:
 
 def is_jump_id(move: int) -> bool:
     """True for ids that name a jump path (whether or not it is legal anywhere)."""
-    if not 0 <= move < kernels.MOVE_BOUND:
-        return False
-    if move < kernels.JUMP_IDS:
-        return True
-    jumps = ((move >> 8) & 31) + 1
-    turns = move >> kernels.TURN_SHIFT
-    # Turn codes beyond the last jump must be zero, and a path with a turn has one.
-    return move >= 1 << kernels.TURN_SHIFT and 2 <= jumps <= kernels.MAX_JUMPS and turns < 1 << (2 * (jumps - 1))
+    return 0 <= move < kernels.MOVE_BOUND and bool(kernels._is_path_id(move))
 
 
 class Konane(Game):
@@ -291,100 +284,67 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
 
     # -- explanations --------------------------------------------------------------------------
 
-    def explain_illegal(self, state, move):
-        name = self.player_names
-        if state.is_terminal():
-            return "the game is over"
-        data = state.data
-        me = int(data["to_move"])
+    MOVE_IDS = "a jump path id, a removal (768 + square) or the pass (832); see engines.konane.kernels"
+
+    def _reason_words(self, state, move, code):
+        """Words for the kernel's codes; a code about one jump carries its index (kernels)."""
+        k = kernels
+        reason, step = code & 0xFF, code >> k.REASON_STEP_SHIFT
+        me = int(state.data["to_move"])
+        mine, theirs = self.player_names[me].lower(), self.player_names[1 - me].lower()
         size = self.params["size"]
         moves = self.legal_move_list(state)
         legal = ", ".join(moves[:12]) + (f", ... ({len(moves)} in all)" if len(moves) > 12 else "")
-        phase = int(data["phase"])
-        if phase != kernels.PHASE_PLAY:
-            if not kernels.REMOVE_BASE <= move < kernels.PASS:
-                what = (
-                    "black removes one of its stones at a corner or the centre"
-                    if phase == kernels.PHASE_BLACK_REMOVES
-                    else "white removes one of its stones next to the gap"
-                )
-                return f"the classic opening comes first: {what} (write it like xd4; legal: {legal})"
-            sq = move - kernels.REMOVE_BASE
-            if not self._on_board(sq):
-                return f"square {sq} is not on the {size}x{size} board; legal: {legal}"
-            where = square_name(sq)
-            if not int(data["stones"][me]) >> sq & 1:
-                return f"{where} holds no {name[me].lower()} stone: you remove one of your own stones; legal: {legal}"
-            if phase == kernels.PHASE_BLACK_REMOVES:
-                return f"{where} is neither a corner nor a centre point: black opens there; legal: {legal}"
-            return f"{where} is not next to the gap black made: white removes a stone adjacent to it; legal: {legal}"
-        if move == kernels.PASS:
-            if self.params["scoring"] == "last-move":
-                return f"there is no passing under normal play (scoring='last-move'); legal: {legal}"
-            return f"you may pass only when you have no jump, and you have one: {legal}"
-        if kernels.REMOVE_BASE <= move < kernels.PASS:
-            return f"stones are removed only in the classic opening; legal: {legal}"
-        if not is_jump_id(move):
-            return f"{move} is not a Konane move id (see engines.konane.kernels); legal: {legal}"
-        return self._explain_jump(state, move_path(move), legal)
-
-    def _on_board(self, sq: int) -> bool:
-        size = self.params["size"]
-        return 0 <= sq < 64 and (sq & 7) < size and (sq >> 3) < size
-
-    def _explain_jump(self, state, path, legal):
-        data = state.data
-        me = int(data["to_move"])
-        own, opp = int(data["stones"][me]), int(data["stones"][1 - me])
-        size = self.params["size"]
-        start = path[0]
-        mine = self.player_names[me].lower()
-        if not self._on_board(start):
-            return f"{square_name(start)} is not a point of the {size}x{size} board; legal: {legal}"
-        if not own >> start & 1:
-            if not opp >> start & 1:
-                return f"{square_name(start)} holds no stone: move one of your ({mine}) stones; legal: {legal}"
-            theirs = self.player_names[1 - me].lower()
-            mid = (path[0] + path[1]) // 2
-            if own >> mid & 1:
-                return (
-                    f"{square_name(start)} holds a {theirs} stone, not yours, and {square_name(mid)} is your own "
-                    f"stone: a stone jumps only over an opponent stone; legal: {legal}"
-                )
-            return (
-                f"{square_name(start)} holds a {theirs} stone, not yours: move one of your ({mine}) stones; "
-                f"legal: {legal}"
+        if reason == k.REASON_OPENING_FIRST:
+            what = (
+                "black removes one of its stones at a corner or the centre"
+                if state.data["phase"] == k.PHASE_BLACK_REMOVES
+                else "white removes one of its stones next to the gap"
             )
-        own &= ~(1 << start)
-        previous = None
-        for a, b in zip(path, path[1:]):
-            d = (b - a) // 2
-            if not self._on_board(b) or abs((b & 7) - (a & 7)) > 2:
-                heading = {1: "east", 8: "north", -1: "west", -8: "south"}[d]
-                return f"the jump {heading} from {square_name(a)} leaves the {size}x{size} board; legal: {legal}"
-            where = f"{square_name(a)}-{square_name(b)}"
-            if previous is not None and d != previous:
-                if d == -previous:
-                    return (
-                        f"{where} jumps straight back over the point just emptied: a jump needs a stone to "
-                        f"jump; legal: {legal}"
-                    )
-                if not self.params["turning_jumps"]:
-                    return (
-                        f"{where} changes direction: every jump of a move keeps the first jump's direction "
-                        f"(turning_jumps=False); legal: {legal}"
-                    )
-            mid = (a + b) // 2
-            if not opp >> mid & 1:
-                return f"{where} has no stone on {square_name(mid)} to jump over; legal: {legal}"
-            if (own | opp) >> b & 1:
+            return f"the classic opening comes first: {what} (write it like xd4; legal: {legal})"
+        if reason == k.REASON_PASS_NORMAL_PLAY:
+            return f"there is no passing under normal play (scoring='last-move'); legal: {legal}"
+        if reason == k.REASON_PASS_WITH_JUMP:
+            return f"you may pass only when you have no jump, and you have one: {legal}"
+        if reason == k.REASON_REMOVE_AFTER_OPENING:
+            return f"stones are removed only in the classic opening; legal: {legal}"
+        is_removal = k.REMOVE_BASE <= move < k.PASS
+        path = [move - k.REMOVE_BASE] if is_removal else move_path(move)
+        where = square_name(path[0]) if path[0] < 64 else str(path[0])
+        if reason == k.REASON_OFF_BOARD:
+            return f"{where} is not a point of the {size}x{size} board; legal: {legal}"
+        if reason == k.REASON_REMOVE_NOT_OWN:
+            return f"{where} holds no {mine} stone: you remove one of your own stones; legal: {legal}"
+        if reason == k.REASON_REMOVE_NOT_OPENING_POINT:
+            return f"{where} is neither a corner nor a centre point: black opens there; legal: {legal}"
+        if reason == k.REASON_REMOVE_NOT_NEXT_TO_GAP:
+            return f"{where} is not next to the gap black made: white removes a stone adjacent to it; legal: {legal}"
+        if reason == k.REASON_START_EMPTY:
+            return f"{where} holds no stone: move one of your ({mine}) stones; legal: {legal}"
+        if reason == k.REASON_START_OPPONENT:
+            middle = (path[0] + path[1]) // 2
+            if 0 <= middle < 64 and int(state.data["stones"][me]) >> middle & 1:  # a jump written backwards
                 return (
-                    f"{where} lands on {square_name(b)}, which is occupied: a jump lands on an empty point; "
-                    f"legal: {legal}"
+                    f"{where} holds a {theirs} stone, not yours, and {square_name(middle)} is your own stone: "
+                    f"a stone jumps only over an opponent stone; legal: {legal}"
                 )
-            opp &= ~(1 << mid)
-            previous = d
-        return f"{'-'.join(square_name(sq) for sq in path)} is not legal here; legal: {legal}"
+            return f"{where} holds a {theirs} stone, not yours: move one of your ({mine}) stones; legal: {legal}"
+        a, b = path[step], path[step + 1]
+        if reason == k.REASON_LEAVES_BOARD:
+            heading = ("east", "north", "west", "south")[[1, 8, -1, -8].index((b - a) // 2)]
+            return f"the jump {heading} from {square_name(a)} leaves the {size}x{size} board; legal: {legal}"
+        jump = f"{square_name(a)}-{square_name(b)}"
+        if reason == k.REASON_JUMPS_BACK:
+            return f"{jump} jumps straight back over the point just emptied: a jump needs a stone to jump; legal: {legal}"
+        if reason == k.REASON_TURNS:
+            return (
+                f"{jump} changes direction: every jump of a move keeps the first jump's direction "
+                f"(turning_jumps=False); legal: {legal}"
+            )
+        if reason == k.REASON_NOTHING_TO_JUMP:
+            return f"{jump} has no stone on {square_name((a + b) // 2)} to jump over; legal: {legal}"
+        assert reason == k.REASON_LANDING_OCCUPIED, code
+        return f"{jump} lands on {square_name(b)}, which is occupied: a jump lands on an empty point; legal: {legal}"
 
     # -- drawing -------------------------------------------------------------------------------
 

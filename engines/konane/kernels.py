@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines._jit import kernel, lowest_bit_index, mix64, popcount, rng_below
-from engines.contract import state_dtype
+from engines.contract import FIRST_GAME_REASON, LEGAL, REASON_GAME_OVER, REASON_NOT_A_MOVE, state_dtype
 
 MIN_SIZE = 4
 MAX_SIZE = 8
@@ -410,6 +410,113 @@ def legal_moves(s, out):
         out[0] = PASS
         n = 1
     return n
+
+
+# ``illegal_reason`` codes of this game (its low 8 bits); a code about one jump of a path carries
+# that jump's index (0 for the first) in the bits above: ``code | jump << 8``.
+REASON_OPENING_FIRST = FIRST_GAME_REASON  # the classic opening's removals come first
+REASON_OFF_BOARD = FIRST_GAME_REASON + 1  # the point named is not on this size of board
+REASON_REMOVE_NOT_OWN = FIRST_GAME_REASON + 2  # a removal names no stone of the mover
+REASON_REMOVE_NOT_OPENING_POINT = FIRST_GAME_REASON + 3  # black removes at a corner or the centre
+REASON_REMOVE_NOT_NEXT_TO_GAP = FIRST_GAME_REASON + 4  # white removes next to black's gap
+REASON_REMOVE_AFTER_OPENING = FIRST_GAME_REASON + 5  # removals belong to the classic opening
+REASON_PASS_NORMAL_PLAY = FIRST_GAME_REASON + 6  # no passing under normal play (last-move)
+REASON_PASS_WITH_JUMP = FIRST_GAME_REASON + 7  # a player with a jump must jump
+REASON_START_EMPTY = FIRST_GAME_REASON + 8  # the path starts on an empty point
+REASON_START_OPPONENT = FIRST_GAME_REASON + 9  # the path starts on an opponent stone
+REASON_LEAVES_BOARD = FIRST_GAME_REASON + 10  # a jump lands off the board
+REASON_JUMPS_BACK = FIRST_GAME_REASON + 11  # a jump goes straight back over the emptied point
+REASON_TURNS = FIRST_GAME_REASON + 12  # a jump changes direction without turning_jumps
+REASON_NOTHING_TO_JUMP = FIRST_GAME_REASON + 13  # no opponent stone next to the stone that way
+REASON_LANDING_OCCUPIED = FIRST_GAME_REASON + 14  # a jump lands on a stone
+REASON_STEP_SHIFT = 8
+
+
+@kernel(inline="always")
+def _is_path_id(move):
+    """True for ids that name a jump path (whether or not it is legal anywhere): straight paths of
+    1-3 jumps below JUMP_IDS, and paths of 2-MAX_JUMPS jumps with a turn and nothing written past
+    their last jump."""
+    if move < 0 or move >= MOVE_BOUND:
+        return False
+    if move < JUMP_IDS:
+        return True
+    jumps = ((move >> 8) & 31) + 1
+    return move >= (1 << TURN_SHIFT) and 2 <= jumps <= MAX_JUMPS and (move >> TURN_SHIFT) < (1 << (2 * (jumps - 1)))
+
+
+@kernel(inline="always")
+def _on_board(sq, size):
+    return (sq & 7) < size and (sq >> 3) < size
+
+
+@kernel
+def illegal_reason(s, move):
+    """Why ``move`` is not legal in ``s``: ``LEGAL``, a code of ``engines.contract`` or one of the
+    ``REASON_*`` codes above (with the index of the failing jump above its low 8 bits)."""
+    if s["terminal"]:
+        return REASON_GAME_OVER
+    is_removal = REMOVE_BASE <= move < PASS
+    if move != PASS and not is_removal and not _is_path_id(move):
+        return REASON_NOT_A_MOVE
+    size = np.int64(s["size"])
+    me = s["to_move"]
+    own = s["stones"][me]
+    opp = s["stones"][1 - me]
+    if s["phase"] != PHASE_PLAY:
+        if not is_removal:
+            return REASON_OPENING_FIRST
+        sq = move - REMOVE_BASE
+        if not _on_board(sq, size):
+            return REASON_OFF_BOARD
+        bit = _U1 << np.uint64(sq)
+        if own & bit == _U0:
+            return REASON_REMOVE_NOT_OWN
+        if s["phase"] == PHASE_BLACK_REMOVES:
+            if BB_OPENING[size] & bit == _U0:
+                return REASON_REMOVE_NOT_OPENING_POINT
+        elif _neighbours(_empty(s)) & bit == _U0:
+            return REASON_REMOVE_NOT_NEXT_TO_GAP
+        return LEGAL
+    if is_removal:
+        return REASON_REMOVE_AFTER_OPENING
+    empty = _empty(s)
+    if move == PASS:
+        if s["scoring"] == SCORING_LAST_MOVE:
+            return REASON_PASS_NORMAL_PLAY
+        if _has_jump(own, opp, empty):
+            return REASON_PASS_WITH_JUMP
+        return LEGAL
+    # A jump path: follow it as apply_move would, checking each jump.
+    at = move & 63
+    if not _on_board(at, size):
+        return REASON_OFF_BOARD
+    start = _U1 << np.uint64(at)
+    if own & start == _U0:
+        return REASON_START_OPPONENT if opp & start else REASON_START_EMPTY
+    free = empty | start  # the stone's own point is empty once it leaves
+    d = (move >> 6) & 3
+    for j in range(((move >> 8) & 31) + 1):
+        if j > 0:
+            turn = (move >> (TURN_SHIFT + 2 * (j - 1))) & 3
+            if turn == 3:
+                return REASON_JUMPS_BACK | (j << REASON_STEP_SHIFT)
+            if turn != 0 and not s["turning"]:
+                return REASON_TURNS | (j << REASON_STEP_SHIFT)
+            d = (d + (turn ^ (turn >> 1))) & 3
+        col = (at & 7) + 2 * (d == 0) - 2 * (d == 2)
+        row = (at >> 3) + 2 * (d == 1) - 2 * (d == 3)
+        if col < 0 or row < 0 or col >= size or row >= size:
+            return REASON_LEAVES_BOARD | (j << REASON_STEP_SHIFT)
+        over = _U1 << np.uint64(at + DELTA[d])
+        if opp & over == _U0:
+            return REASON_NOTHING_TO_JUMP | (j << REASON_STEP_SHIFT)
+        at += 2 * DELTA[d]
+        if free & (_U1 << np.uint64(at)) == _U0:
+            return REASON_LANDING_OCCUPIED | (j << REASON_STEP_SHIFT)
+        opp &= ~over
+        free |= over
+    return LEGAL
 
 
 @kernel(inline="always")

@@ -115,15 +115,11 @@ your letters are printed on your side of the board."""
             f"{text.strip()!r} is not a pit: write a letter a-{_LETTERS[pits - 1]}, your pits counted from your left"
         )
 
-    def explain_illegal(self, state, move):
-        if state.is_terminal():
-            return "the game is over"
-        if not 0 <= move < self.params["pits"]:
-            return f"move {move} is not a pit: pits are 0-{self.params['pits'] - 1}"
-        return (
-            f"pit {_LETTERS[move]} is empty: sow from a pit with seeds "
-            f"({', '.join(state.legal_move_names())})"
-        )
+    MOVE_IDS = "a pit, 0 to pits-1 counted from the mover's left"
+
+    def _reason_words(self, state, move, code):
+        assert code == kernels.REASON_EMPTY_PIT, code  # the game's only rule of its own
+        return f"pit {_LETTERS[move]} is empty: sow from a pit with seeds ({', '.join(state.legal_move_names())})"
 
     def _board(self, state):
         south, north = kernels.pit_counts(state.data)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines._jit import kernel, lowest_bit_index, mix64
-from engines.contract import state_dtype
+from engines.contract import FIRST_GAME_REASON, LEGAL, REASON_GAME_OVER, REASON_NOT_A_MOVE, state_dtype
 
 MAX_PITS = 8
 MAX_MOVES = MAX_PITS
@@ -112,6 +112,22 @@ def legal_moves(s, out):
         nonempty &= nonempty - _U1
         n += 1
     return n
+
+
+#: ``illegal_reason`` code of this game: the pit is empty.
+REASON_EMPTY_PIT = FIRST_GAME_REASON
+
+
+@kernel
+def illegal_reason(s, move):
+    """Why ``move`` is not legal in ``s`` (``LEGAL`` when it is; codes in ``engines.contract``)."""
+    if s["terminal"]:
+        return REASON_GAME_OVER
+    if move < 0 or move >= s["pits"]:
+        return REASON_NOT_A_MOVE
+    if _pit(s["rows"][s["to_move"]], move) == 0:
+        return REASON_EMPTY_PIT
+    return LEGAL
 
 
 @kernel(inline="always")

@@ -319,88 +319,67 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         first, second, target = (self._point(g) if g else None for g in match.groups())
         frm, to = (kernels.PLACE, first) if second is None else (first, second)
         move = encode(frm, to, kernels.NO_SHOT if target is None else target)
-        why = self._why_illegal(state, frm, to, kernels.NO_SHOT if target is None else target)
+        why = self.illegal_reason(state, move)
         if why is not None:
             raise IllegalMoveError(why)
         return move
 
-    def explain_illegal(self, state, move):
-        if not isinstance(move, (int, np.integer)) or not 0 <= move < kernels.MOVE_BOUND:
-            return f"move {move} is not a move id of this game (ids are 0 to {kernels.MOVE_BOUND - 1})"
-        frm, to, shot = decode(int(move))
-        if frm > kernels.PLACE or to >= board.N_POINTS or shot > kernels.NO_SHOT:
-            return (
-                f"move {move} is not a move id of this game: it encodes from {frm}, to {to}, shot {shot} "
-                f"(from 0-23 or 24 to place, to 0-23, shot 0-23 or 24 for none)"
-            )
-        why = self._why_illegal(state, frm, to, shot)
-        if why is None:  # the checks below and the kernels disagree: a bug, say so plainly
-            return f"{self.format_move(state, move)} is not legal here"
-        return why
+    MOVE_IDS = "from * 1024 + to * 32 + shot, with from 0-23 or 24 to place, to 0-23, shot 0-23 or 24 for none"
 
-    def _why_illegal(self, state, frm, to, shot) -> str | None:
-        """Which rule ``(frm, to, shot)`` breaks in ``state``, or None if it is legal."""
-        if state.is_terminal():
-            return f"the game is over: {self.result_text(state)}"
+    def _reason_words(self, state, move, code):
+        """Words for the kernel's codes (``engines.morabaraba.kernels.REASON_*``)."""
+        k = kernels
+        frm, to, shot = decode(move)
         s = state.data
         me = int(s["to_move"])
         who, other = self.player_names[me], self.player_names[1 - me]
         own, opp = int(s["cows"][me]), int(s["cows"][1 - me])
-        hand = int(s["in_hand"][me])
         d = int(s["diagonals"])
         name = POINT_NAMES
-        if frm == kernels.PLACE:
-            if hand == 0:
-                return f"{who} has no cows in hand: move a cow along a line, e.g. {self._example(state)}"
-        else:
-            if hand > 0:
-                return (
-                    f"{who} still has {_plural(hand, 'cow')} in hand: place one on an empty point "
-                    f"(e.g. {self._example(state)}) before moving"
-                )
-            if not own >> frm & 1:
-                holder = "empty" if not opp >> frm & 1 else f"a {other} cow"
-                return f"{name[frm]} is {holder}: move one of {who}'s cows"
-            if frm == to:
-                return f"{name[frm]}-{name[to]} does not move the cow"
-        if (own | opp) >> to & 1:
-            return f"{name[to]} is occupied"
-        flying = bool(kernels.is_flying(s, me))
-        if frm != kernels.PLACE and not flying and not int(board.NEIGHBOUR_MASKS[d, frm]) >> to & 1:
-            why = (
-                "flying is off in this variant"
-                if not s["flying"]
-                else f"you fly only with three cows; {who} has {own.bit_count()}"
+        if code == k.REASON_PLACE_EMPTY_HAND:
+            return f"{who} has no cows in hand: move a cow along a line, e.g. {self._example(state)}"
+        if code == k.REASON_MOVE_WITH_HAND:
+            hand = int(s["in_hand"][me])
+            return (
+                f"{who} still has {_plural(hand, 'cow')} in hand: place one on an empty point "
+                f"(e.g. {self._example(state)}) before moving"
             )
+        if code == k.REASON_NOT_OWN_COW:
+            holder = "empty" if not opp >> frm & 1 else f"a {other} cow"
+            return f"{name[frm]} is {holder}: move one of {who}'s cows"
+        if code == k.REASON_DOES_NOT_MOVE:
+            return f"{name[frm]}-{name[to]} does not move the cow"
+        if code == k.REASON_OCCUPIED:
+            return f"{name[to]} is occupied"
+        if code == k.REASON_NOT_ADJACENT:
+            why = "flying is off in this variant" if not s["flying"] else f"you fly only with three cows; {who} has {own.bit_count()}"
             return f"{name[frm]} and {name[to]} are not adjacent ({why})"
         rest = own & ~(1 << frm) if frm != kernels.PLACE else own
         formed = int(kernels.mills_formed(d, np.uint64(rest), to))
-        counting = formed & ~int(s["blocked"][me])
-        if counting and opp:
-            targets = int(kernels.shootable(d, np.uint64(opp)))
-            mills = _mill_names(counting)
-            written = self.format_move(state, encode(frm, to))
-            if shot == kernels.NO_SHOT:
-                example = f"{written}x{name[_points(targets)[0]]}"
-                return f"this move forms a mill ({mills}): name the cow to shoot, e.g. {example}"
-            if not opp >> shot & 1:
-                holder = "empty" if not own >> shot & 1 else f"{who}'s own cow"
-                return f"{name[shot]} is {holder}: shoot one of {other}'s cows ({_names(_points(targets))})"
-            if not targets >> shot & 1:
-                return (
-                    f"{name[shot]} is in a mill and {other} has cows outside mills: "
-                    f"shoot one of {_names(_points(targets))}"
-                )
-        elif shot != kernels.NO_SHOT:
-            if counting:
-                return f"{other} has no cow on the board to shoot"
-            if formed:
-                return (
-                    f"this move re-forms {_mill_names(formed)}, which {who} broke with its previous move to form "
-                    "a mill: under no_immediate_remill it does not count, so it shoots nothing"
-                )
-            return "this move forms no mill, so it shoots nothing"
-        return None
+        targets = _points(int(kernels.shootable(d, np.uint64(opp))))
+        written = self.format_move(state, encode(frm, to))
+        if code == k.REASON_REMILL_FORBIDDEN:
+            blocked = formed & int(s["blocked"][me])
+            return (
+                f"{written} re-forms {_mill_names(blocked)}, which {who} broke with its previous move to form "
+                "a mill: under no_immediate_remill='forbidden' that move is not allowed"
+            )
+        if code == k.REASON_MUST_SHOOT:
+            return f"this move forms a mill ({_mill_names(formed)}): name the cow to shoot, e.g. {written}x{name[targets[0]]}"
+        if code == k.REASON_SHOOT_NOT_OPPONENT:
+            holder = "empty" if not own >> shot & 1 else f"{who}'s own cow"
+            return f"{name[shot]} is {holder}: shoot one of {other}'s cows ({_names(targets)})"
+        if code == k.REASON_SHOOT_IN_MILL:
+            return f"{name[shot]} is in a mill and {other} has cows outside mills: shoot one of {_names(targets)}"
+        if code == k.REASON_NOTHING_TO_SHOOT:
+            return f"{other} has no cow on the board to shoot"
+        if code == k.REASON_REMILL_SHOOTS_NOTHING:
+            return (
+                f"this move re-forms {_mill_names(formed)}, which {who} broke with its previous move to form "
+                "a mill: under no_immediate_remill it does not count, so it shoots nothing"
+            )
+        assert code == k.REASON_NO_MILL_NO_SHOT, code
+        return "this move forms no mill, so it shoots nothing"
 
     def _example(self, state) -> str:
         names = state.legal_move_names()

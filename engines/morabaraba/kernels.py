@@ -32,13 +32,14 @@ from __future__ import annotations
 import numpy as np
 
 from engines._jit import kernel, lowest_bit_index, mix64, popcount
-from engines.contract import state_dtype
+from engines.contract import FIRST_GAME_REASON, LEGAL, REASON_GAME_OVER, REASON_NOT_A_MOVE, state_dtype
 from engines.morabaraba.board import (
     BB_ALL,
     BIT,
     MILL_MASKS,
     MILL_PARTNERS,
     N_MILLS,
+    N_POINTS,
     NEIGHBOUR_MASKS,
     POINT_MILLS,
 )
@@ -165,6 +166,24 @@ def shootable(d, cows):
     return free if free != _U0 else cows
 
 
+# What a cow arriving on a point does, given the mills its player may not remake (``blocked``).
+ARRIVAL_QUIET = 0  # forms no mill, or only re-forms blocked mills (which shoot nothing)
+ARRIVAL_SHOOTS = 1  # forms a mill that counts: the move shoots
+ARRIVAL_FORBIDDEN = 2  # re-forms a blocked mill under REMILL_FORBIDDEN: not a legal move
+
+
+@kernel(inline="always")
+def _arrival(d, rest, to, blocked, forbidden):
+    """ARRIVAL_* for a cow arriving on ``to`` (``rest``: the mover's other cows; ``forbidden``:
+    the rule is REMILL_FORBIDDEN and ``blocked`` is not empty). The one home of text 002's rule."""
+    if blocked == _U0:
+        return ARRIVAL_SHOOTS if forms_mill(d, rest, to) else ARRIVAL_QUIET
+    formed = mills_formed(d, rest, to)
+    if forbidden and formed & blocked != _U0:
+        return ARRIVAL_FORBIDDEN
+    return ARRIVAL_SHOOTS if formed & ~blocked != _U0 else ARRIVAL_QUIET
+
+
 @kernel(inline="always")
 def _emit(out, n, base, targets):
     """Writes move ``base`` once per cow of ``targets`` (its shot), or once with no shot."""
@@ -218,9 +237,10 @@ def legal_moves(s, out):
         while dests != _U0:
             to = lowest_bit_index(dests)
             dests &= dests - _U1
-            if forbidden and mills_formed(d, rest, to) & blocked != _U0:
+            arrival = _arrival(d, rest, to, blocked, forbidden)
+            if arrival == ARRIVAL_FORBIDDEN:
                 continue
-            if forms_mill(d, rest, to) and (blocked == _U0 or mills_formed(d, rest, to) & ~blocked != _U0):
+            if arrival == ARRIVAL_SHOOTS:
                 if not have_targets:
                     targets = shootable(d, opp)
                     have_targets = True
@@ -229,6 +249,75 @@ def legal_moves(s, out):
                 out[n] = base + to * 32 + NO_SHOT
                 n += 1
     return n
+
+
+# ``illegal_reason`` codes of this game.
+REASON_PLACE_EMPTY_HAND = FIRST_GAME_REASON  # a placement with no cow in hand
+REASON_MOVE_WITH_HAND = FIRST_GAME_REASON + 1  # a slide or flight while cows remain in hand
+REASON_NOT_OWN_COW = FIRST_GAME_REASON + 2  # the from point holds no cow of the mover
+REASON_DOES_NOT_MOVE = FIRST_GAME_REASON + 3  # from and to are the same point
+REASON_OCCUPIED = FIRST_GAME_REASON + 4  # the to point holds a cow
+REASON_NOT_ADJACENT = FIRST_GAME_REASON + 5  # a slide along no line, by a player who cannot fly
+REASON_REMILL_FORBIDDEN = FIRST_GAME_REASON + 6  # remakes a blocked mill (REMILL_FORBIDDEN)
+REASON_MUST_SHOOT = FIRST_GAME_REASON + 7  # the move forms a mill and names no cow to shoot
+REASON_SHOOT_NOT_OPPONENT = FIRST_GAME_REASON + 8  # the shot names no opponent cow
+REASON_SHOOT_IN_MILL = FIRST_GAME_REASON + 9  # the shot takes a cow in a mill while others stand outside
+REASON_NOTHING_TO_SHOOT = FIRST_GAME_REASON + 10  # a mill, but no opponent cow on the board
+REASON_REMILL_SHOOTS_NOTHING = FIRST_GAME_REASON + 11  # re-forms only blocked mills (REMILL_NO_SHOT)
+REASON_NO_MILL_NO_SHOT = FIRST_GAME_REASON + 12  # forms no mill, so it shoots nothing
+
+
+@kernel
+def illegal_reason(s, move):
+    """Why ``move`` is not legal in ``s``: ``LEGAL``, a code of ``engines.contract`` or one of the
+    ``REASON_*`` codes above (the same rules, through the same helpers, as ``legal_moves``)."""
+    if s["end"] != END_NONE:
+        return REASON_GAME_OVER
+    if move < 0 or move >= MOVE_BOUND:
+        return REASON_NOT_A_MOVE
+    frm = move >> 10
+    to = (move >> 5) & 31
+    shot = move & 31
+    if to >= N_POINTS or shot > NO_SHOT:
+        return REASON_NOT_A_MOVE
+    me = np.int64(s["to_move"])
+    d = np.int64(s["diagonals"])
+    own = s["cows"][me]
+    opp = s["cows"][1 - me]
+    if frm == PLACE:
+        if s["in_hand"][me] == 0:
+            return REASON_PLACE_EMPTY_HAND
+        rest = own
+    else:
+        if s["in_hand"][me] > 0:
+            return REASON_MOVE_WITH_HAND
+        if own & BIT[frm] == _U0:
+            return REASON_NOT_OWN_COW
+        if frm == to:
+            return REASON_DOES_NOT_MOVE
+        rest = own & ~BIT[frm]
+    if (own | opp) & BIT[to] != _U0:
+        return REASON_OCCUPIED
+    if frm != PLACE and not is_flying(s, me) and NEIGHBOUR_MASKS[d, frm] & BIT[to] == _U0:
+        return REASON_NOT_ADJACENT
+    blocked = np.uint64(s["blocked"][me])
+    arrival = _arrival(d, rest, to, blocked, blocked != _U0 and s["no_remill"] == REMILL_FORBIDDEN)
+    if arrival == ARRIVAL_FORBIDDEN:
+        return REASON_REMILL_FORBIDDEN
+    if arrival == ARRIVAL_SHOOTS:
+        targets = shootable(d, opp)
+        if targets == _U0:
+            return LEGAL if shot == NO_SHOT else REASON_NOTHING_TO_SHOOT
+        if shot == NO_SHOT:
+            return REASON_MUST_SHOOT
+        if opp & BIT[shot] == _U0:
+            return REASON_SHOOT_NOT_OPPONENT
+        if targets & BIT[shot] == _U0:
+            return REASON_SHOOT_IN_MILL
+        return LEGAL
+    if shot != NO_SHOT:
+        return REASON_REMILL_SHOOTS_NOTHING if forms_mill(d, rest, to) else REASON_NO_MILL_NO_SHOT
+    return LEGAL
 
 
 @kernel(inline="always")
@@ -257,7 +346,7 @@ def can_move(s, p):
         while dests != _U0:
             to = lowest_bit_index(dests)
             dests &= dests - _U1
-            if mills_formed(d, rest, to) & blocked == _U0:
+            if _arrival(d, rest, to, blocked, forbidden) != ARRIVAL_FORBIDDEN:
                 return True
     return False
 
