@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from numba.core import event as numba_event
 
 from engines import Game, Param, State
+from engines.game import shown
 from engines._jit import caching_disabled, rng_from_seed
 
 __all__ = [
@@ -102,7 +103,7 @@ class Agent:
         unknown = [k for k in params if k not in by_name]
         if unknown:
             listed = ", ".join(by_name) or "none"
-            raise ValueError(f"{self.name} has no parameter {unknown[0]!r}; parameters: {listed}")
+            raise ValueError(f"{self.name} has no parameter {shown(unknown[0])}; parameters: {listed}")
         values = {p.name: p.default for p in self.PARAMS}
         for key, value in params.items():
             values[key] = by_name[key].validate(self.name, value)
@@ -262,7 +263,7 @@ def agent_class(name: str) -> type[Agent]:
     try:
         return _AGENTS[name]
     except KeyError:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(_AGENTS)}") from None
+        raise ValueError(f"unknown agent {shown(name)}; available: {', '.join(_AGENTS)}") from None
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -272,15 +273,15 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
         ValueError: the spec is malformed (the message shows the expected form).
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec is a name or name:key=value,..., not {spec!r}")
+        raise ValueError(f"an agent spec is a name or name:key=value,..., not {shown(spec)}")
     name, _, rest = spec.strip().partition(":")
     params: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise ValueError(f"bad parameter {item!r} in agent spec {spec!r}; write key=value, e.g. mcts:iterations=2000,c=1.4")
+            raise ValueError(f"bad parameter {shown(item)} in agent spec {shown(spec)}; write key=value, e.g. mcts:iterations=2000,c=1.4")
         if key.strip() in params:
-            raise ValueError(f"parameter {key.strip()!r} given twice in agent spec {spec!r}")
+            raise ValueError(f"parameter {key.strip()!r} given twice in agent spec {shown(spec)}")
         params[key.strip()] = value.strip()
     return name.strip(), params
 

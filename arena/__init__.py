@@ -11,20 +11,32 @@ In Python::
     arena.fit_ratings([("a", "b", 1.0), ("a", "b", 0.5)])   # ratings of any results
 """
 
-from arena.ratings import Ratings, expected_score, fit_ratings
-from arena.settings import ScheduledGame, TournamentSettings
-from arena.store import GameResult
-from arena.tournament import Run, load_run, rating_results, run_tournament
+# The names below are imported on first use (PEP 562), so that the ``arena`` command starts with
+# the standard library only and handles an interrupt during the heavy imports (numba) itself.
+_HOMES = {
+    "TournamentSettings": "arena.settings",
+    "ScheduledGame": "arena.settings",
+    "GameResult": "arena.store",
+    "Run": "arena.tournament",
+    "run_tournament": "arena.tournament",
+    "load_run": "arena.tournament",
+    "rating_results": "arena.tournament",
+    "fit_ratings": "arena.ratings",
+    "expected_score": "arena.ratings",
+    "Ratings": "arena.ratings",
+}
+__all__ = list(_HOMES)
 
-__all__ = [
-    "TournamentSettings",
-    "ScheduledGame",
-    "GameResult",
-    "Run",
-    "run_tournament",
-    "load_run",
-    "rating_results",
-    "fit_ratings",
-    "expected_score",
-    "Ratings",
-]
+
+def __getattr__(name):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'arena' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

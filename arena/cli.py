@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
 __all__ = ["main"]
@@ -22,10 +23,36 @@ EXAMPLES = """examples:
 """
 
 
+#: Worker processes per core at most: beyond it they only compete for the cores.
+MAX_CONCURRENCY_PER_CORE = 4
+
+
+def _shown(text: str, limit: int = 24) -> str:
+    """An argument as an error message echoes it: at most a short prefix."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+def _integer(text: str) -> int:
+    try:
+        if len(text) > 24:
+            raise ValueError
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {_shown(text)}") from None
+
+
+def _number(text: str) -> float:
+    try:
+        if len(text) > 24:
+            raise ValueError
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {_shown(text)}") from None
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line and the usage, no traceback
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+    def error(self, message):  # one line, no traceback
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -55,12 +82,17 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--agent", action="append", default=[], metavar="SPEC", help="one more agent (repeatable)")
     run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a variant parameter of the game (repeatable)")
-    run.add_argument("--games", type=int, default=100, help="games per pairing (default 100; even unless --noswap)")
-    run.add_argument("--concurrency", type=int, default=os.cpu_count() or 1, help="games played at once (default: the number of cores)")
-    run.add_argument("--seed", type=int, default=0, help="seed of every start position and agent (default 0)")
+    run.add_argument("--games", type=_integer, default=100, help="games per pairing (default 100; even unless --noswap)")
+    run.add_argument(
+        "--concurrency",
+        type=_integer,
+        default=os.cpu_count() or 1,
+        help=f"games played at once (default: the number of cores; at most {MAX_CONCURRENCY_PER_CORE} per core)",
+    )
+    run.add_argument("--seed", type=_integer, default=0, help="seed of every start position and agent (default 0)")
     run.add_argument(
         "--move-time",
-        type=float,
+        type=_number,
         metavar="SECONDS",
         help="seconds per move for the searching agents (alphabeta, mcts, pimc, ismcts), replacing "
         "their own budgets (not reproducible); random, greedy and minimax have no clock",
@@ -115,11 +147,11 @@ def _report(run, anchor, write_plots=True) -> None:
     from arena.report import format_report
 
     ratings = run.ratings(anchor=anchor)
+    # The plots first: a reader that stops early (arena report DIR | head) must not cost them.
+    paths = plots(run.settings, run.games, ratings, run.out_dir) if write_plots else []
     print(format_report(run.settings, run.games, ratings))
-    if write_plots:
-        paths = plots(run.settings, run.games, ratings, run.out_dir)
-        if paths:
-            print(f"Plots: {', '.join(paths)}")
+    if paths:
+        print(f"Plots: {', '.join(paths)}")
     print(f"Results: {os.path.join(run.out_dir, 'results.sqlite')}")
 
 
@@ -127,8 +159,11 @@ def _cmd_run(args) -> int:
     from arena.settings import TournamentSettings
     from arena.tournament import run_tournament
 
-    if args.concurrency < 1:
-        raise ValueError(f"--concurrency must be at least 1, not {args.concurrency}")
+    most = MAX_CONCURRENCY_PER_CORE * (os.cpu_count() or 1)
+    if not 1 <= args.concurrency <= most:
+        raise ValueError(
+            f"--concurrency must be from 1 to {most} ({MAX_CONCURRENCY_PER_CORE} per core here), not {args.concurrency:,}"
+        )
     settings = TournamentSettings.create(
         args.game,
         _agent_specs(args),
@@ -188,7 +223,10 @@ def _cmd_replay(args) -> int:
         try:
             with open(args.path, encoding="utf-8") as handle:
                 record = engines.GameRecord.from_json(handle.read())
-        except (OSError, ValueError, KeyError, TypeError) as error:
+            engines.make(record.game, **record.params)
+        except UnicodeDecodeError:
+            raise ValueError(f"{args.path} is not a game record (not UTF-8 text)") from None
+        except (OSError, ValueError) as error:
             raise ValueError(f"{args.path} is not a game record ({error})") from None
         players = record.metadata.get("players", ["player 0", "player 1"])
         heading = f"{args.path}: {players[0]} (seat 0) vs {players[1]} (seat 1), {record.game}, seed {record.seed}"
@@ -204,8 +242,9 @@ def _cmd_replay(args) -> int:
         heading = f"Game {args.game_id}: {players[0]} (seat 0) vs {players[1]} (seat 1), {run.settings.game}, start seed {stored.game_seed}"
         end_reason = stored.end_reason
     game = engines.make(record.game, **record.params)
+    positions = list(record.positions())  # the whole record is checked before anything is printed
     print(heading)
-    for ply, (state, move) in enumerate(record.positions()):
+    for ply, (state, move) in enumerate(positions):
         print()
         print(game.render(state))
         if move is not None:
@@ -215,21 +254,39 @@ def _cmd_replay(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
-    """Entry point of the ``arena`` console command."""
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    from arena.play import cmd_play
+#: Exit status after an interrupt (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+#: Exit status when the reader of the output went away (128 + SIGPIPE), as for `git log | head`.
+EXIT_BROKEN_PIPE = 141
 
-    handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "play": cmd_play}
+
+def main(argv=None) -> int:
+    """Entry point of the ``arena`` console command: every error a user can cause is one line
+    and status 2; an interrupt at any moment (start-up included) is one line and status 130."""
+    command = "arena"
     try:
+        args = _build_parser().parse_args(argv)
+        command = f"arena {args.command}"
+        from arena.play import cmd_play
+
+        handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "play": cmd_play}
         return handlers[args.command](args)
     except ValueError as error:
-        print(f"arena {args.command}: error: {error}", file=sys.stderr)
+        print(f"{command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\narena: interrupted; finished games are stored (run the same command to resume)", file=sys.stderr)
-        return 130
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        if command == "arena run":
+            print("\narena run: interrupted; finished games are stored (run the same command to resume)", file=sys.stderr)
+        else:
+            print(f"\n{command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader (| head) has gone: stop writing, quietly. Point stdout at nothing so that
+        # the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ def score_interval(scores: list[float]) -> tuple[float, float]:
 
 def format_report(settings: TournamentSettings, games: list[GameResult], ratings: Ratings) -> str:
     """The whole report as text."""
-    total = len(settings.schedule())
+    total = settings.total_games
     lines = [f"Tournament: {describe_settings(settings)}", f"Games: {len(games)} of {total} played", ""]
     if not games:
         return "\n".join(lines + ["No game finished yet."])

@@ -9,7 +9,7 @@ import json
 import os
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import agents
 import engines
@@ -46,6 +46,11 @@ def derive_seed(*parts) -> int:
     return int.from_bytes(digest, "little") >> 1
 
 
+#: Bounds on what a run may hold: beyond them a schedule, a report or a rating fit stops being
+#: sensible on one machine (and a typo like --games 100000000 must not run for days).
+MAX_GAMES_PER_PAIRING = 100_000
+MAX_GAMES_PER_RUN = 1_000_000
+MAX_AGENTS = 64
 MIN_MOVE_TIME = 0.001
 MAX_MOVE_TIME = 86_400.0
 
@@ -83,8 +88,15 @@ class TournamentSettings:
     def __post_init__(self):
         if len(self.agents) < 2:
             raise ValueError("a tournament needs at least two agents, e.g. --agents mcts,alphabeta")
-        if self.games < 1:
-            raise ValueError(f"games per pairing must be at least 1, not {self.games}")
+        if len(self.agents) > MAX_AGENTS:
+            raise ValueError(f"a tournament has at most {MAX_AGENTS} agents, not {len(self.agents)}")
+        if not 1 <= self.games <= MAX_GAMES_PER_PAIRING:
+            raise ValueError(f"games per pairing must be from 1 to {MAX_GAMES_PER_PAIRING:,}, not {self.games:,}")
+        if self.total_games > MAX_GAMES_PER_RUN:
+            raise ValueError(
+                f"{self.games:,} games for each of {len(self.pairings)} pairings is {self.total_games:,} games; "
+                f"a run holds at most {MAX_GAMES_PER_RUN:,} (fewer games or agents, or several runs)"
+            )
         if self.swap and self.games % 2:
             raise ValueError(f"games per pairing must be even to swap seats in pairs, not {self.games} (or use --noswap)")
         if self.move_time is not None and not (MIN_MOVE_TIME <= self.move_time <= MAX_MOVE_TIME):
@@ -128,26 +140,40 @@ class TournamentSettings:
 
     def default_out_dir(self) -> str:
         """``arena-runs/<game>-<agents>-<hash>``: the same settings give the same folder, so that
-        running the same command again resumes the run."""
+        running the same command again resumes the run (and with more games, extends it)."""
         names = "-".join(re.sub(r"[^A-Za-z0-9]+", "", spec.split(":")[0]) for spec in self.agents)
-        digest = hashlib.sha1(self.to_json().encode()).hexdigest()[:8]
-        return os.path.join("arena-runs", f"{self.game}-{names[:60]}-{digest}")
+        if len(names) > 40:
+            names = f"{names[:32]}-{len(self.agents)}agents"
+        # The number of games is left out, so that the same command with more games grows the run.
+        identity = {k: v for k, v in asdict(self).items() if k != "games"}
+        digest = hashlib.sha1(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
+        return os.path.join("arena-runs", f"{self.game}-{names}-{digest}")
 
     # -- schedule ------------------------------------------------------------------------------
 
-    def schedule(self) -> list[ScheduledGame]:
-        """Every game of the round robin, in a fixed order (round by round over the pairings)."""
-        pairings = [(i, j) for i in range(len(self.agents)) for j in range(i + 1, len(self.agents))]
-        games = []
+    @property
+    def pairings(self) -> list[tuple[int, int]]:
+        """The pairs of agent indices that play each other, in schedule order."""
+        n = len(self.agents)
+        return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    @property
+    def total_games(self) -> int:
+        return self.games * len(self.pairings)
+
+    def schedule(self) -> Iterator[ScheduledGame]:
+        """Every game of the round robin, lazily, in a fixed order: round by round over the
+        pairings, so that a run extended with more games keeps every game id and seed it had."""
+        pairings = self.pairings
+        game_id = 0
         for k in range(self.games):
             pair_index, second = divmod(k, 2) if self.swap else (k, 0)
             for p, (i, j) in enumerate(pairings):
                 players = (j, i) if second else (i, j)
-                game_id = len(games)
                 game_seed = derive_seed(self.seed, "start", p, pair_index)
                 agent_seeds = (derive_seed(self.seed, "agent", game_id, 0), derive_seed(self.seed, "agent", game_id, 1))
-                games.append(ScheduledGame(game_id, (i, j), players, game_seed, agent_seeds))
-        return games
+                yield ScheduledGame(game_id, (i, j), players, game_seed, agent_seeds)
+                game_id += 1
 
 
 def _labels(specs) -> tuple[str, ...]:

@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 
 from arena.settings import TournamentSettings
 
-__all__ = ["GameResult", "RunStore", "DB_NAME"]
+__all__ = ["GameResult", "RunStore", "RunLock", "DB_NAME"]
 
 DB_NAME = "results.sqlite"
+LOCK_NAME = "run.lock"
+#: Marks an arena database in its header (``PRAGMA application_id``): "ARNA".
+APPLICATION_ID = 0x41524E41
+_OUR_TABLES = {"settings", "games"}
 #: The layout of the database; a run written with another layout is refused, never misread.
 SCHEMA_VERSION = "1"
 
@@ -76,26 +82,35 @@ class GameResult:
 
 
 class RunStore:
-    """The database of one run folder."""
+    """The database of one run folder. A store opened ``readonly`` (every reading command) never
+    changes the file: SQLite opens it read-only and no pragma is set."""
 
-    def __init__(self, out_dir: str):
+    def __init__(self, out_dir: str, readonly: bool = False):
         self.out_dir = out_dir
         self.path = os.path.join(out_dir, DB_NAME)
+        self.readonly = readonly
         self._connection: sqlite3.Connection | None = None
 
     def exists(self) -> bool:
         return os.path.isfile(self.path)
 
+    def _new_connection(self, readonly: bool) -> sqlite3.Connection:
+        if readonly:
+            return sqlite3.connect(f"{Path(self.path).resolve().as_uri()}?mode=ro", uri=True, timeout=60)
+        connection = sqlite3.connect(self.path, timeout=60)
+        # Write-ahead logging lets readers read while the run writes; a commit survives a crash of
+        # the program (synchronous=NORMAL).
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        return connection
+
     @contextmanager
     def _connect(self):
         """This store's connection (opened once per process), in a transaction that commits on
-        success. Write-ahead logging lets worker processes write while others read; a commit
-        survives a crash of the program (``synchronous=NORMAL``), and waiting writers queue."""
+        success."""
         try:
             if self._connection is None:
-                self._connection = sqlite3.connect(self.path, timeout=60)
-                self._connection.execute("PRAGMA journal_mode=WAL")
-                self._connection.execute("PRAGMA synchronous=NORMAL")
+                self._connection = self._new_connection(self.readonly)
             with self._connection:
                 yield self._connection
         except sqlite3.Error as error:
@@ -106,29 +121,67 @@ class RunStore:
             self._connection.close()
             self._connection = None
 
-    def open(self, settings: TournamentSettings) -> None:
-        """Creates the database with ``settings``, or checks that an existing one has the same.
+    def check_ours(self) -> None:
+        """Refuses a database that another program wrote, reading it read-only (so a refused
+        file is left exactly as it was).
 
         Raises:
-            ValueError: the folder holds a run with other settings (the message lists them).
+            ValueError: the file is not an SQLite database, or not an arena one.
         """
         try:
-            os.makedirs(self.out_dir, exist_ok=True)
-        except OSError as error:
-            raise ValueError(f"cannot create the run folder {self.out_dir}: {error.strerror or error}") from None
+            connection = self._new_connection(readonly=True)
+            try:
+                application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+                tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            finally:
+                connection.close()
+        except sqlite3.Error as error:
+            raise ValueError(f"{self.path} is not an arena results database ({error}); give another --out") from None
+        # An arena database, or an empty file; earlier versions did not set the application id.
+        if application_id == APPLICATION_ID or not tables or (application_id == 0 and tables == _OUR_TABLES):
+            return
+        what = f"application id {application_id:#x}" if application_id else f"tables {', '.join(sorted(tables))}"
+        raise ValueError(f"{self.path} belongs to another program ({what}), not board-arena: give another --out")
+
+    def open(self, settings: TournamentSettings, grow: bool = True) -> TournamentSettings:
+        """Creates the database with ``settings``, or checks that an existing one holds the same
+        run; returns the run's settings. With ``grow``, a run that differs only by more games per
+        pairing is extended (its games keep their ids and seeds: the schedule goes round by round).
+
+        Raises:
+            ValueError: the folder holds another program's database, or a run with other
+                settings (the message lists them), or fewer games than it has already.
+        """
+        if self.readonly:
+            raise ValueError("a read-only store cannot open a run for writing")
+        make_run_folder(self.out_dir)
+        if self.exists():
+            self.check_ours()
         with self._connect() as db:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.executescript(_SCHEMA)
             row = db.execute("SELECT value FROM settings WHERE key = 'tournament'").fetchone()
             if row is None:
                 db.execute("INSERT INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
                 db.execute("INSERT INTO settings VALUES ('tournament', ?)", (settings.to_json(),))
-                return
+                return settings
         stored = self.settings()
-        if stored != settings:
-            raise ValueError(
-                f"{self.out_dir} holds a run with other settings ({'; '.join(stored.differences(settings))}); "
-                "give the same settings to resume it, or another --out"
-            )
+        if stored == settings:
+            return settings
+        differences = stored.differences(settings)
+        if grow and all(d.startswith("games:") for d in differences):
+            if settings.games < stored.games:
+                raise ValueError(
+                    f"{self.out_dir} holds a run of {stored.games} games per pairing; it can grow, not shrink "
+                    f"(give --games {stored.games} or more to extend it, or another --out)"
+                )
+            with self._connect() as db:
+                db.execute("UPDATE settings SET value = ? WHERE key = 'tournament'", (settings.to_json(),))
+            return settings
+        raise ValueError(
+            f"{self.out_dir} holds a run with other settings ({'; '.join(differences)}); "
+            "give the same settings to resume it, or another --out"
+        )
 
     def settings(self) -> TournamentSettings:
         """The settings of the run in this folder.
@@ -138,6 +191,8 @@ class RunStore:
         """
         if not self.exists():
             raise ValueError(f"no arena run in {self.out_dir!r} (no {DB_NAME})")
+        if self.readonly:
+            self.check_ours()
         with self._connect() as db:
             rows = dict(db.execute("SELECT key, value FROM settings").fetchall())
         if rows.get("schema") != SCHEMA_VERSION or "tournament" not in rows:
@@ -176,3 +231,68 @@ class RunStore:
             data["moves"] = json.loads(data["moves"])
             results.append(GameResult(**data))
         return results
+
+
+def make_run_folder(out_dir: str) -> None:
+    """Creates ``out_dir`` if needed; ValueError saying why it cannot be."""
+    try:
+        os.makedirs(out_dir or ".", exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"cannot create the run folder {out_dir}: {error.strerror or error}") from None
+
+
+class RunLock:
+    """An exclusive lock on a run folder for the time a run writes to it (an OS file lock on
+    ``run.lock``, released by the OS if the process dies), so two runs started on one folder do
+    not both play every game. The file says who holds it."""
+
+    def __init__(self, out_dir: str):
+        self.path = os.path.join(out_dir, LOCK_NAME)
+        self._handle = None
+
+    def __enter__(self) -> "RunLock":
+        make_run_folder(os.path.dirname(self.path))
+        try:
+            handle = open(self.path, "a+", encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"cannot write in the run folder: {error.strerror or error}") from None
+        if not _try_lock(handle):
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise ValueError(
+                f"{os.path.dirname(self.path)} is in use by another arena run ({holder}); "
+                "wait for it to end, or give another --out"
+            )
+        handle.seek(0)
+        handle.truncate()
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()}, started {started}\n")
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._handle is not None:
+            self._handle.truncate(0)
+            self._handle.close()  # closing releases the lock
+            self._handle = None
+
+
+def _try_lock(handle) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False

@@ -32,6 +32,13 @@ class VariantError(ValueError):
     """An unknown game, an unknown variant parameter or a value out of its range."""
 
 
+def shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` as an error message echoes what a user typed: at most a short prefix, so
+    that an absurd argument gives a short message."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def wrap_paragraphs(text: str, width: int = 96) -> str:
     """Text re-wrapped to ``width`` columns, paragraph by paragraph (blank-line separated)."""
     paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
@@ -112,8 +119,8 @@ class Param:
         elif isinstance(value, kind):
             if self.choices is None or value in self.choices:
                 return value
-            raise VariantError(f"{game}: {self.name}={value!r} is not allowed; allowed: {self.allowed()}")
-        raise VariantError(f"{game}: {self.name}={value!r} has the wrong type; allowed: {self.allowed()}")
+            raise VariantError(f"{game}: {self.name}={shown(value)} is not allowed; allowed: {self.allowed()}")
+        raise VariantError(f"{game}: {self.name}={shown(value)} has the wrong type; allowed: {self.allowed()}")
 
     def _resolve_alias(self, value: Any) -> Any:
         for alias, choice in self.aliases:
@@ -140,7 +147,7 @@ class Param:
                 return self.type(low)
             except ValueError:
                 pass
-        raise VariantError(f"{game}: {self.name}={text!r} is not valid; allowed: {self.allowed()}")
+        raise VariantError(f"{game}: {self.name}={shown(text)} is not valid; allowed: {self.allowed()}")
 
 
 class Game:
@@ -169,12 +176,12 @@ class Game:
 
     def __init__(self, preset: str, **params: Any):
         if preset not in self.PRESETS:
-            raise VariantError(f"unknown preset {preset!r} of {self.family}; presets: {', '.join(self.PRESETS)}")
+            raise VariantError(f"unknown preset {shown(preset)} of {self.family}; presets: {', '.join(self.PRESETS)}")
         by_name = {p.name: p for p in self.PARAMS}
         unknown = [k for k in params if k not in by_name]
         if unknown:
             raise VariantError(
-                f"{preset} has no parameter {unknown[0]!r}; parameters: {', '.join(by_name)}"
+                f"{preset} has no parameter {shown(unknown[0])}; parameters: {', '.join(by_name)}"
             )
         values = {p.name: p.default for p in self.PARAMS}
         values.update(self.PRESETS[preset])
@@ -220,7 +227,7 @@ class Game:
             [0, 1, 2, 3, 4, 5]
         """
         if seed is not None and not isinstance(seed, (int, np.integer)):
-            raise ValueError(f"seed must be an integer or None, not {seed!r}")
+            raise ValueError(f"seed must be an integer or None, not {shown(seed)}")
         if seed is None and self.random_start:
             # A random start needs a seed that the game's record can replay.
             seed = int(np.random.SeedSequence().entropy % 2**63)
@@ -268,7 +275,7 @@ class Game:
         if code == contract.REASON_GAME_OVER:
             return f"the game is over: {self.result_text(state)}"
         if code == contract.REASON_NOT_A_MOVE:
-            return f"move {move!r} is not a move id of this game: {self.MOVE_IDS}"
+            return f"move {shown(move)} is not a move id of this game: {self.MOVE_IDS}"
         return self._reason_words(state, int(move), code)
 
     #: How the game numbers its moves (for the words of ``REASON_NOT_A_MOVE``).
@@ -408,7 +415,7 @@ class State:
         if isinstance(move, str):
             move = self.game.parse_move(self, move)
         elif not isinstance(move, (int, np.integer)) or isinstance(move, bool):
-            raise ValueError(f"a move is an int id or a string in the game's notation, not {move!r}")
+            raise ValueError(f"a move is an int id or a string in the game's notation, not {shown(move)}")
         move = int(move)
         if self.viewer is not None:
             raise ValueError(
@@ -579,8 +586,34 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str) -> "GameRecord":
-        data = json.loads(text)
-        return cls(data["game"], data["params"], data["seed"], data["moves"], data.get("metadata", {}))
+        """The record written by :meth:`to_json`.
+
+        Raises:
+            ValueError: the text is not such a record (the message says what is wrong); the
+                game, its parameters and the moves are checked when the record replays.
+        """
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as error:
+            raise ValueError(f"not JSON ({error})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"a game record is a JSON object, not {type(data).__name__}")
+        missing = [key for key in ("game", "params", "seed", "moves") if key not in data]
+        if missing:
+            raise ValueError(f"a game record needs the keys game, params, seed and moves; missing: {', '.join(missing)}")
+        game, params, seed, moves = data["game"], data["params"], data["seed"], data["moves"]
+        metadata = data.get("metadata", {})
+        if not isinstance(game, str):
+            raise ValueError(f"'game' must be a game's name, not {shown(game)}")
+        if not isinstance(params, dict):
+            raise ValueError(f"'params' must be an object of variant parameters, not {shown(params)}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise ValueError(f"'seed' must be an integer or null, not {shown(seed)}")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise ValueError(f"'moves' must be a list of moves in the game's notation, not {shown(moves)}")
+        if not isinstance(metadata, dict):
+            raise ValueError(f"'metadata' must be an object, not {shown(metadata)}")
+        return cls(game, params, seed, moves, metadata)
 
     def positions(self) -> Iterator[tuple[State, str | None]]:
         """Yields ``(state, next move)`` for every position, ending with ``(final state, None)``.

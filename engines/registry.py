@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engines.game import Game, VariantError
+from engines.game import Game, VariantError, shown
 from engines.dominoes import Dominoes
 from engines.konane import Konane
 from engines.mancala import Mancala
@@ -33,7 +33,7 @@ def game_class(name: str) -> type[Game]:
     try:
         return _PRESETS[name]
     except KeyError:
-        raise VariantError(f"unknown game {name!r}; available: {', '.join(_PRESETS)}") from None
+        raise VariantError(f"unknown game {shown(name)}; available: {', '.join(_PRESETS)}") from None
 
 
 def make(name: str, **params: Any) -> Game:

@@ -39,7 +39,7 @@ def main(argv=None) -> None:
     # Compile everything once before timing, as a user's second run would find it.
     warm = arena.TournamentSettings.create(args.game, settings.agents, games=2)
     arena.run_tournament(warm, f"{scratch.name}/warm", 1, False)
-    print(f"{args.game}, {' vs '.join(settings.agents)}, {len(settings.schedule())} games")
+    print(f"{args.game}, {' vs '.join(settings.agents)}, {settings.total_games} games")
     rates = {}
     runs = {}
     for concurrency in args.concurrency:

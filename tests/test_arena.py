@@ -40,7 +40,7 @@ def test_agent_lists_split_at_agents_not_at_their_parameters():
 
 def test_schedule_plays_seat_swapped_pairs_from_the_same_start():
     settings = small_settings(games=6)
-    schedule = settings.schedule()
+    schedule = list(settings.schedule())
     assert len(schedule) == 3 * 6  # three pairings
     for pairing in [(0, 1), (0, 2), (1, 2)]:
         games = [g for g in schedule if g.pairing == pairing]
@@ -153,8 +153,22 @@ def test_a_run_resumes_and_keeps_what_it_has(tmp_path):
     resumed = arena.run_tournament(settings, out, concurrency=1, progress=False)
     assert comparable(resumed) == comparable(first)
     assert all(g.finished_at == kept[g.id] for g in resumed.games if g.id in kept)
-    with pytest.raises(ValueError, match="holds a run with other settings .*games: 4 vs 6"):
-        arena.run_tournament(small_settings(games=6), out, concurrency=1, progress=False)
+    with pytest.raises(ValueError, match="holds a run with other settings .*seed: 7 vs 8"):
+        arena.run_tournament(small_settings(seed=8), out, concurrency=1, progress=False)
+
+
+def test_a_finished_run_grows_with_more_games_and_keeps_every_game_it_had(tmp_path):
+    out = str(tmp_path / "run")
+    first = arena.run_tournament(small_settings(games=4), out, concurrency=1, progress=False)
+    grown = arena.run_tournament(small_settings(games=6), out, concurrency=2, progress=False)
+    assert len(grown.games) == 18 and grown.settings.games == 6
+    assert comparable(grown)[:12] == comparable(first)
+    assert comparable(grown) == comparable(arena.run_tournament(small_settings(games=6), str(tmp_path / "b"), 1, False))
+    with pytest.raises(ValueError, match="can grow, not shrink"):
+        arena.run_tournament(small_settings(games=2), out, concurrency=1, progress=False)
+    # The default folder does not depend on the number of games, so the same command with more
+    # games extends the run.
+    assert small_settings(games=4).default_out_dir() == small_settings(games=6).default_out_dir()
 
 
 def test_a_failing_agent_loses_and_the_reason_is_stored(tmp_path):
@@ -223,7 +237,12 @@ def test_arena_run_report_replay_and_list(tmp_path, capsys):
         (["run", "--game", "chess", "--agents", "random,greedy"], "unknown game 'chess'; available: mancala, kalah"),
         (["run", "--game", "kalah", "--agents", "random,mcst"], "unknown agent 'mcst'; available:"),
         (["run", "--game", "kalah", "--agents", "random,greedy", "--games", "3"], "must be even"),
-        (["run", "--game", "kalah", "--agents", "random,greedy", "--concurrency", "0"], "at least 1"),
+        (["run", "--game", "kalah", "--agents", "random,greedy", "--concurrency", "0"], "--concurrency must be from 1 to"),
+        (["run", "--game", "kalah", "--agents", "random,greedy", "--concurrency", "1000000"], "not 1,000,000"),
+        (["run", "--game", "kalah", "--agents", "random,greedy", "--games", "100000000"], "from 1 to 100,000, not 100,000,000"),
+        (["run", "--game", "kalah", "--agents", ",".join(["random"] * 50), "--games", "1000"], "a run holds at most 1,000,000"),
+        (["run", "--game", "kalah", "--agents", "random,greedy", "--games", "9" * 400], "... (400 characters)"),
+        (["run", "--game", "k" * 5000, "--agents", "random,greedy"], "... (5002 characters)"),
         (["run", "--game", "kalah", "--agents", "random,greedy", "--param", "pits"], "--param takes NAME=VALUE"),
         (["run", "--game", "kalah", "--agents", "random"], "at least two agents"),
         (["report", "/nonexistent/run"], "no arena run in"),
