@@ -265,7 +265,10 @@ def main(argv=None) -> int:
     and status 2; an interrupt at any moment (start-up included) is one line and status 130."""
     command = "arena"
     try:
-        args = _build_parser().parse_args(argv)
+        try:
+            args = _build_parser().parse_args(argv)
+        except SystemExit as stop:  # --help, --version, or a usage error (already printed)
+            return stop.code
         command = f"arena {args.command}"
         from arena.play import cmd_play
 
