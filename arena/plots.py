@@ -87,7 +87,7 @@ def plot_history(settings, games: list[GameResult], ratings: Ratings, path: str,
     history = []
     for m in marks:
         subset = [(g.player0, g.player1, g.score_for(0)) for g in ordered[:m]]
-        history.append(fit_ratings(subset, names, anchor=ratings.anchor, bootstrap=0).elo)
+        history.append(fit_ratings(subset, names, anchor=ratings.anchor, intervals=False).elo)
     fig = Figure(figsize=(8, 4.5))
     ax = fig.add_subplot()
     history = np.array(history)

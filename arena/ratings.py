@@ -1,21 +1,31 @@
-"""Elo ratings fitted jointly over all games, with 95% intervals from a parametric bootstrap.
+"""Elo ratings fitted jointly over all games, with 95% profile-likelihood intervals.
 
 The model is Bradley-Terry: agent ``i`` scores against ``j`` with expectation
-``g_i / (g_i + g_j)``, a draw counting half a win; Elo is ``400 log10 g``. The maximum-likelihood
-strengths come from Hunter's MM iteration ("MM algorithms for generalized Bradley-Terry models",
-Annals of Statistics 2004), which is what Ordo and BayesElo fit too, rather than the per-player
-pooled-score Elo that cutechess prints (which ignores who played whom). A weak prior, one virtual
-draw per pairing that played (BayesElo's prior is two), keeps ratings finite when an agent wins or
-loses every game.
+``g_i / (g_i + g_j)``, a draw counting half a win; Elo is ``400 log10 g``. Ratings are fitted
+jointly (who played whom matters), as Ordo and BayesElo do, rather than the per-player pooled
+score that cutechess prints.
 
-Intervals: the fitted model is sampled again (the parametric bootstrap of Ordo ``-s``): every
-pairing's games are replayed as wins, draws and losses with the fitted expected score and the
-pairing's own draw rate, the ratings refitted, and the 2.5 and 97.5 percentiles kept.
+Why not the plain maximum-likelihood fit with a virtual draw per pairing and a bootstrap (what
+this module did before, and roughly what BayesElo and Ordo do): on lopsided tournaments such a
+prior pulls strong and weak agents toward the middle and the bootstrap refits with the same pull,
+so the 95% intervals covered the true rating in only 27-81% of synthetic tournaments. Instead:
+
+* the estimate maximises the likelihood penalised by Jeffreys' prior, ``1/2 log det I(theta)``
+  (Firth, "Bias reduction of maximum likelihood estimates", Biometrika 1993): finite for a
+  perfect score, and with its first-order bias removed rather than shrunk toward 0;
+* each agent's interval is where the penalised profile likelihood stays within the chi-square
+  bound (Heinze and Schemper's recommendation for Firth's logistic regression): asymmetric where
+  the data are, and wide where an agent won or lost (nearly) everything.
+
+``experiments/rating_coverage.py`` measures the coverage on synthetic tournaments with known
+ratings (at least 0.94 for every agent of every shape it tries).
 
     >>> from arena.ratings import fit_ratings
-    >>> ratings = fit_ratings([("a", "b", 1.0)] * 30 + [("a", "b", 0.0)] * 10, bootstrap=200)
-    >>> round(ratings.elo_of("a") - ratings.elo_of("b"))  # 3:1 odds, softened by the prior
+    >>> ratings = fit_ratings([("a", "b", 1.0)] * 30 + [("a", "b", 0.0)] * 10)
+    >>> round(ratings.elo_of("a") - ratings.elo_of("b"))  # 3:1 odds
     185
+    >>> [round(x) for x in ratings.interval("a")]  # asymmetric, relative to the mean
+    [35, 158]
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ import numpy as np
 __all__ = ["Ratings", "fit_ratings", "expected_score"]
 
 ELO_PER_NEPER = 400.0 / np.log(10.0)
+#: The 95% point of the chi-square distribution with one degree of freedom (1.96 squared).
+CHI2_95 = 3.841458820694124
 
 
 def expected_score(elo_difference: float) -> float:
@@ -40,8 +52,8 @@ class Ratings:
     """Fitted ratings, one entry per agent in ``names`` order (arrays)."""
 
     names: list[str]
-    elo: np.ndarray  # anchored; NaN for an agent without games
-    low: np.ndarray  # 95% interval, anchored
+    elo: np.ndarray  # relative to the anchor (or the mean); NaN for an agent without games
+    low: np.ndarray  # 95% interval, same reference (equal to elo when intervals were not asked)
     high: np.ndarray
     games: np.ndarray
     points: np.ndarray  # wins + draws / 2
@@ -51,9 +63,10 @@ class Ratings:
     def elo_of(self, name: str) -> float:
         return float(self.elo[self.names.index(name)])
 
-    def margin(self, i: int) -> float:
-        """Half the width of the 95% interval (the '±' of a table)."""
-        return float((self.high[i] - self.low[i]) / 2.0)
+    def interval(self, name: str) -> tuple[float, float]:
+        """The 95% interval ``(low, high)`` of an agent's rating (not symmetric in general)."""
+        i = self.names.index(name)
+        return float(self.low[i]), float(self.high[i])
 
     def order(self) -> list[int]:
         """Agent indices, best first (agents without games, unrated, last)."""
@@ -82,69 +95,124 @@ def _pairing_tables(results, names):
     return n, points, draws
 
 
-def _mm_fit(n, wins, iterations=10_000, tolerance=1e-10):
-    """Log-strengths maximising the Bradley-Terry likelihood, for a batch of score vectors.
+class _PenalisedModel:
+    """Bradley-Terry log-likelihood with Jeffreys' penalty over the strengths ``theta``
+    (natural log units), and its maximisation under linear constraints ``C theta = b``."""
 
-    n: games[k, k]; wins: points[batch, k] (each row one data set). Returns log g[batch, k] with
-    mean 0 per row.
-    """
-    batch, k = wins.shape
-    log_g = np.zeros((batch, k))
-    for _ in range(iterations):
-        g = np.exp(log_g)
-        denominator = (n[None, :, :] / (g[:, :, None] + g[:, None, :])).sum(axis=2)
-        new = np.log(wins) - np.log(denominator)
-        new -= new.mean(axis=1, keepdims=True)
-        change = np.abs(new - log_g).max()
-        log_g = new
-        if change < tolerance:
+    def __init__(self, n: np.ndarray, points: np.ndarray):
+        self.n = n  # games[i, j], symmetric
+        self.points = points  # points of i against j
+        self.k = len(n)
+
+    def _parts(self, theta):
+        d = theta[:, None] - theta[None, :]
+        p = 1.0 / (1.0 + np.exp(-d))  # expected score of i against j
+        w = self.n * p * (1.0 - p)
+        laplacian = np.diag(w.sum(axis=1)) - w  # the Fisher information
+        grounded = np.zeros((self.k, self.k))  # its inverse with agent 0 held fixed (the gauge)
+        grounded[1:, 1:] = np.linalg.inv(laplacian[1:, 1:])
+        diagonal = np.diag(grounded)
+        # Leverage of each pairing: its share of the information (an effective resistance).
+        h = w * (diagonal[:, None] + diagonal[None, :] - 2.0 * grounded)
+        return d, p, laplacian, h
+
+    def value(self, theta) -> float:
+        d, _, laplacian, _ = self._parts(theta)
+        log_p = -np.logaddexp(0.0, -d)
+        sign, log_det = np.linalg.slogdet(laplacian[1:, 1:])
+        return float(np.sum(self.points * log_p) + 0.5 * log_det) if sign > 0 else -np.inf
+
+    def gradient_and_information(self, theta):
+        """Firth's modified score (the score of the data with ``h/2`` added to each pairing's
+        points and ``h`` to its games) and the information of the augmented data."""
+        _, p, _, h = self._parts(theta)
+        games = self.n + h
+        gradient = (self.points + h / 2.0 - games * p).sum(axis=1)
+        w = games * p * (1.0 - p)
+        return gradient, np.diag(w.sum(axis=1)) - w
+
+    def maximise(self, theta, constraints, targets, iterations=100):
+        """The maximum of the penalised likelihood over ``constraints @ theta == targets``, by
+        Newton steps in the null space of the constraints with a backtracking line search;
+        returns (theta, value)."""
+        theta = theta + np.linalg.lstsq(constraints, targets - constraints @ theta, rcond=None)[0]
+        _, _, vt = np.linalg.svd(constraints)
+        null = vt[len(constraints) :].T  # directions that keep the constraints
+        value = self.value(theta)
+        for _ in range(iterations if null.shape[1] else 0):
+            gradient, information = self.gradient_and_information(theta)
+            projected = null.T @ gradient
+            if np.abs(projected).max() < 1e-9:
+                break
+            step = null @ np.linalg.solve(null.T @ information @ null, projected)
+            scale = 1.0
+            while True:
+                candidate = theta + scale * step
+                candidate_value = self.value(candidate)
+                if candidate_value >= value - 1e-12 or scale < 1e-6:
+                    break
+                scale /= 2.0
+            if candidate_value < value - 1e-12:
+                break
+            theta, value = candidate, candidate_value
+            if scale * np.abs(step).max() < 1e-10:
+                break
+        return theta, value
+
+
+def _profile_bound(model, theta_hat, best, gauge, agent, direction, se):
+    """The rating of ``agent`` (natural units, the gauge's reference) at which the penalised
+    profile likelihood has dropped by CHI2_95 / 2 on one side of the estimate."""
+    constraints = np.vstack([gauge, np.eye(model.k)[agent]])
+    estimate = theta_hat[agent] - gauge @ theta_hat
+    drop = best - CHI2_95 / 2.0
+    warm = theta_hat
+
+    def excess(v):  # > 0 inside the interval, < 0 outside
+        nonlocal warm
+        warm, value = model.maximise(warm, constraints, np.array([0.0, v]))
+        return value - drop
+
+    inside, inside_excess = estimate, CHI2_95 / 2.0
+    step = max(2.0 * se, 0.05)
+    outside = estimate + direction * step
+    outside_excess = excess(outside)
+    for _ in range(40):  # widen until the bound is passed (a perfect score has a long tail)
+        if outside_excess < 0:
             break
-    return log_g
-
-
-def _resample(n, draws, elo, samples, seed):
-    """Points of every agent in ``samples`` tournaments replayed from the fitted model: each
-    pairing's games as wins, draws and losses with the fitted expected score and the pairing's
-    own draw rate. Returns points[samples, k]."""
-    rng = np.random.default_rng(seed)
-    k = len(elo)
-    g = 10.0 ** (elo / 400.0)
-    expected = g[:, None] / (g[:, None] + g[None, :])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p_draw = np.where(n > 0, draws / n, 0.0)
-    p_win = np.clip(expected - p_draw / 2.0, 0.0, 1.0)
-    p_loss = np.clip(1.0 - expected - p_draw / 2.0, 0.0, 1.0)
-    sampled = np.zeros((samples, k))
-    for i in range(k):
-        for j in range(i + 1, k):
-            games = int(n[i, j])
-            if games == 0:
-                continue
-            probabilities = np.array([p_win[i, j], p_draw[i, j], p_loss[i, j]])
-            outcome = rng.multinomial(games, probabilities / probabilities.sum(), size=samples)
-            points_ij = outcome[:, 0] + 0.5 * outcome[:, 1]
-            sampled[:, i] += points_ij
-            sampled[:, j] += games - points_ij
-    return sampled
+        inside, inside_excess = outside, outside_excess
+        step *= 2.0
+        outside = estimate + direction * step
+        outside_excess = excess(outside)
+    else:
+        return outside
+    for _ in range(60):  # regula falsi (Illinois) between a point inside and one outside
+        guess = outside - outside_excess * (outside - inside) / (outside_excess - inside_excess)
+        guess_excess = excess(guess)
+        if abs(guess_excess) < 1e-6 or abs(outside - inside) < 1e-6:
+            return guess
+        if guess_excess < 0:
+            outside, outside_excess = guess, guess_excess
+            inside_excess /= 2.0
+        else:
+            inside, inside_excess = guess, guess_excess
+            outside_excess /= 2.0
+    return guess
 
 
 def fit_ratings(
     results: Iterable[tuple[str, str, float]],
     names: Sequence[str] | None = None,
     anchor: str | None = None,
-    bootstrap: int = 1000,
-    prior_draws: float = 1.0,
-    seed: int = 0,
+    intervals: bool = True,
 ) -> Ratings:
-    """Fits Elo ratings to game results.
+    """Fits Elo ratings to game results (penalised maximum likelihood, see the module docstring).
 
     Args:
         results: ``(agent, opponent, score of agent)`` per game, score 1, 0.5 or 0.
         names: the agents, in the order wanted (default: order of first appearance).
         anchor: an agent fixed at 0 Elo; None fixes the mean at 0.
-        bootstrap: parametric bootstrap samples for the 95% intervals (0: none, intervals = elo).
-        prior_draws: virtual draws added to every pairing that played.
-        seed: of the bootstrap's random generator.
+        intervals: compute the 95% profile-likelihood intervals (otherwise low = high = elo).
 
     Raises:
         ValueError: unknown anchor, a bad score, or fewer than two agents.
@@ -162,31 +230,35 @@ def fit_ratings(
     active = np.flatnonzero(n.sum(axis=1) > 0)
     if anchor is not None and names.index(anchor) not in active:
         raise ValueError(f"anchor {anchor!r} has played no game yet")
-    sub = np.ix_(active, active)
-    met = n[sub] > 0
-    n_prior = n[sub] + prior_draws * met
-    points_prior = points[sub] + 0.5 * prior_draws * met
-    anchor_at = None if anchor is None else int(np.flatnonzero(active == names.index(anchor))[0])
-
-    def to_elo(log_g):
-        elo = log_g * ELO_PER_NEPER
-        shift = elo[..., anchor_at] if anchor_at is not None else elo.mean(axis=-1)
-        return elo - np.asarray(shift)[..., None]
-
     elo = np.full(len(names), np.nan)
     low = np.full(len(names), np.nan)
     high = np.full(len(names), np.nan)
-    if len(active):
-        fitted = to_elo(_mm_fit(n_prior, points_prior.sum(axis=1)[None, :]))[0]
-        elo[active] = fitted
-        low[active] = high[active] = fitted
-        if bootstrap > 0 and len(active) > 1:
-            resampled = _resample(n[sub], draws[sub], fitted, bootstrap, seed)
-            prior_points = (0.5 * prior_draws * met).sum(axis=1)
-            replicate = to_elo(_mm_fit(n_prior, resampled + prior_points[None, :]))
-            low[active], high[active] = np.percentile(replicate, [2.5, 97.5], axis=0)
-            low = np.fmin(low, elo)
-            high = np.fmax(high, elo)
+    if len(active) >= 2:
+        sub = np.ix_(active, active)
+        games, scored = n[sub].copy(), points[sub].copy()
+        if not _connected(games > 0):
+            # Groups that never met cannot be compared: link every pair by a hundredth of a
+            # drawn game, so that the fit exists (and the intervals say how little is known).
+            unmet = (games == 0) & ~np.eye(len(active), dtype=bool)
+            games += 0.01 * unmet
+            scored += 0.005 * unmet
+        model = _PenalisedModel(games, scored)
+        k = len(active)
+        gauge = np.full(k, 1.0 / k) if anchor is None else np.eye(k)[int(np.flatnonzero(active == names.index(anchor))[0])]
+        theta, best = model.maximise(np.zeros(k), gauge[None, :], np.zeros(1))
+        fitted = theta - gauge @ theta
+        elo[active] = fitted * ELO_PER_NEPER
+        low[active] = high[active] = elo[active]
+        if intervals:
+            _, information = model.gradient_and_information(theta)
+            covariance = np.linalg.pinv(information)
+            for a in range(k):
+                if anchor is not None and gauge[a] == 1.0:
+                    continue  # the anchor is 0 by definition
+                spread = np.eye(k)[a] - gauge
+                se = float(np.sqrt(max(spread @ covariance @ spread, 1e-12)))
+                bounds = [_profile_bound(model, theta, best, gauge, a, d, se) for d in (-1.0, 1.0)]
+                low[active[a]], high[active[a]] = np.array(bounds) * ELO_PER_NEPER
     return Ratings(
         names=names,
         elo=elo,
@@ -197,3 +269,15 @@ def fit_ratings(
         draws=draws.sum(axis=1),
         anchor=anchor,
     )
+
+
+def _connected(adjacent: np.ndarray) -> bool:
+    seen = {0}
+    todo = [0]
+    while todo:
+        i = todo.pop()
+        for j in np.flatnonzero(adjacent[i]):
+            if int(j) not in seen:
+                seen.add(int(j))
+                todo.append(int(j))
+    return len(seen) == len(adjacent)

@@ -34,20 +34,20 @@ def _table(rows: list[list[str]], align: str) -> list[str]:
     return out
 
 
-def score_interval(scores: list[float]) -> tuple[float, float]:
-    """Mean score and the half-width of its 95% interval: the normal approximation with the
-    sample standard deviation of the game scores (as cutechess and fastchess report it); when
-    every game ended alike, where that width is 0, the Wilson score interval's (a 40-0 sweep is
-    not a certainty)."""
+def score_interval(scores: list[float]) -> tuple[float, float, float]:
+    """Mean score and its 95% interval ``(mean, low, high)``, always inside [0, 1]: the Wilson
+    score interval on the effective number of games, which the draws raise (a draw is half a
+    point with no spread: ``n * m(1 - m) / variance`` games of pure wins and losses carry the same
+    information). Where the games do not vary (a sweep, all draws) the plain game count is used,
+    so such a pairing still gets an honest, non-zero width."""
     n = len(scores)
     mean = sum(scores) / n
-    z = 1.96
-    variance = sum((x - mean) ** 2 for x in scores) / (n - 1) if n > 1 else 0.0
-    if variance > 0:
-        return mean, z * math.sqrt(variance / n)
-    centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
-    spread = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return mean, max(mean - (centre - spread), (centre + spread) - mean)
+    variance = sum((x - mean) ** 2 for x in scores) / n
+    effective = n * mean * (1.0 - mean) / variance if variance > 0 else n
+    z2 = 1.96**2
+    centre = (mean + z2 / (2 * effective)) / (1 + z2 / effective)
+    spread = math.sqrt(z2 * mean * (1 - mean) / effective + z2 * z2 / (4 * effective**2)) / (1 + z2 / effective)
+    return mean, max(0.0, centre - spread), min(1.0, centre + spread)
 
 
 def format_report(settings: TournamentSettings, games: list[GameResult], ratings: Ratings) -> str:
@@ -58,7 +58,7 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
         return "\n".join(lines + ["No game finished yet."])
 
     anchor = f"anchored at {ratings.anchor}" if ratings.anchor else "mean 0"
-    rows = [["Rank", "Agent", "Elo", "±95%", "Games", "Score", "Draws"]]
+    rows = [["Rank", "Agent", "Elo", "95% interval", "Games", "Score", "Draws"]]
     for rank, i in enumerate(ratings.order(), start=1):
         played = max(ratings.games[i], 1)
         rows.append(
@@ -66,13 +66,13 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
                 str(rank),
                 ratings.names[i],
                 "-" if np.isnan(ratings.elo[i]) else f"{ratings.elo[i]:+.0f}",
-                "-" if np.isnan(ratings.elo[i]) else f"{ratings.margin(i):.0f}",
+                "-" if np.isnan(ratings.elo[i]) else f"[{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}]",
                 f"{ratings.games[i]:.0f}",
                 f"{100 * ratings.points[i] / played:.1f}%",
                 f"{100 * ratings.draws[i] / played:.1f}%",
             ]
         )
-    lines += [f"Standings (Bradley-Terry Elo, {anchor}, 95% parametric bootstrap):"]
+    lines += [f"Standings (Bradley-Terry Elo, {anchor}, Firth-penalised fit, 95% profile-likelihood intervals):"]
     lines += _table(rows, "rlrrrrr") + [""]
 
     names = [ratings.names[i] for i in ratings.order()]
@@ -87,15 +87,15 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
     lines += ["Crosstable (wins-draws-losses of the row agent against the column agent):"]
     lines += _table(rows, "l" + "r" * len(names)) + [""]
 
-    lines += ["Pairings (score of the first agent, 95% interval from the games' spread):"]
+    lines += ["Pairings (score of the first agent, 95% Wilson interval on the games' spread):"]
     rows = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             scores = [g.score_for(0 if g.player0 == a else 1) for g in games if {g.player0, g.player1} == {a, b}]
             if not scores:
                 continue
-            mean, half = score_interval(scores)
-            rows.append([f"{a} vs {b}", f"{100 * mean:.1f}%", f"± {100 * half:.1f}%", f"({len(scores)} games)"])
+            mean, low, high = score_interval(scores)
+            rows.append([f"{a} vs {b}", f"{100 * mean:.1f}%", f"[{100 * low:.1f}%, {100 * high:.1f}%]", f"({len(scores)} games)"])
     lines += _table(rows, "lrrr") + [""]
 
     n = len(games)

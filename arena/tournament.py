@@ -55,8 +55,9 @@ class Run:
             raise ImportError("to_dataframe needs pandas: pip install pandas (records() needs nothing)") from None
         return pandas.DataFrame(self.records())
 
-    def ratings(self, anchor: str | None = None, bootstrap: int = 1000) -> Ratings:
-        return fit_ratings(rating_results(self.games), list(self.settings.labels), anchor=anchor, bootstrap=bootstrap)
+    def ratings(self, anchor: str | None = None, intervals: bool = True) -> Ratings:
+        """Joint Elo ratings of the agents (see :func:`arena.ratings.fit_ratings`)."""
+        return fit_ratings(rating_results(self.games), list(self.settings.labels), anchor=anchor, intervals=intervals)
 
     def game_record(self, game_id: int) -> engines.GameRecord:
         """A stored game as a record that replays.
