@@ -67,11 +67,12 @@ def add_play_parser(commands) -> None:
         "--first",
         choices=("human", "agent", "random"),
         default="human",
-        help="who takes the first seat, player 0 (default: you)",
+        help="who moves first (default: you; in dominoes, who holds the greatest tile and leads)",
     )
     play.add_argument("--seed", type=int, help="seed of the start (deal, opening) and of the agent (default: a random one, printed)")
     play.add_argument("--record", metavar="FILE", help="where to save the game (default: arena-games/<game>-<date>.json)")
-    play.add_argument("--ascii", action="store_true", help="plain ASCII: no colours, no Unicode pieces (also with NO_COLOR)")
+    play.add_argument("--ascii", action="store_true", help="plain ASCII: no colours, no Unicode lines or pieces")
+    play.add_argument("--glyphs", action="store_true", help="dominoes: draw the line with Unicode domino glyphs (few fonts have them)")
 
 
 class PlaySession:
@@ -96,13 +97,14 @@ class PlaySession:
             raise ValueError(f"{self.opponent.name} sees your hidden tiles; choose an honest opponent (see arena list)")
         self.human = human_seat
         self.seed = seed
-        self.style = style
+        self.style = style.for_colors(game.player_colors)
         self.record_path = record_path
         self.read_line = read_line
         self.write = write
         self.state = game.new_initial_state(seed)
         self.undo_stack: list[engines.State] = []  # the position before each of the person's moves
         self.listed: list[int] | None = None
+        self.shown_ply = -1  # the ply of the position last drawn: each is drawn once
 
     # -- display -------------------------------------------------------------------------------
 
@@ -111,9 +113,10 @@ class PlaySession:
         return f"{self.game.player_names[seat]} ({who})"
 
     def show_board(self) -> None:
-        seen = self.state if self.game.perfect_information or self.state.is_terminal() else self.state.view(self.human)
+        self.shown_ply = self.state.ply
         self.write("")
-        self.write(seen.render(color=self.style.color, unicode=self.style.unicode))
+        style = self.style
+        self.write(self.game.render_for(self.state, self.human, color=style.color, unicode=style.unicode, glyphs=style.glyphs))
 
     def show_help(self) -> None:
         self.write("")
@@ -179,6 +182,8 @@ class PlaySession:
         self.undo_stack.append(before)
         self.listed = None
         self.write(f"You play {text}.")
+        if not self.state.is_terminal():
+            self.show_board()  # the position after your move, before the agent's reply
 
     def hint(self) -> None:
         adviser = agents.make_agent(self.opponent_spec, seed=self.seed + len(self.undo_stack) + 1)
@@ -210,13 +215,24 @@ class PlaySession:
             f"{self.game.name}, seed {self.seed}: you play {self.game.player_names[self.human]}, "
             f"against {self.opponent_spec}."
         )
-        self.write("Type help for the rules and commands, moves for your legal moves.")
+        leader = self.state.current_player
+        if leader != 0:  # dominoes: the greatest tile leads
+            why = "holds the greatest tile dealt"
+            if leader == self.human and hasattr(self.game, "greatest_tile"):
+                why = f"you hold the greatest tile dealt, {self.game.greatest_tile(self.state, leader)}"
+            self.write(f"{self.name(leader)} moves first: {why}.")
+        self.write(
+            "Type help for the rules and commands, moves for your legal moves. After each of the "
+            "agent's moves comes what its search found; a value is the agent's own view, from -1 "
+            "(it expects to lose) to +1 (it expects to win)."
+        )
         quitted = True  # unless the game reaches its end
         try:
             self.opponent.warm_up(self.game)
             while not self.state.is_terminal():
                 if self.state.current_player == self.human:
-                    self.show_board()
+                    if self.shown_ply != self.state.ply:
+                        self.show_board()
                     if not self.human_turn():
                         break
                 else:
@@ -226,18 +242,22 @@ class PlaySession:
         except (EOFError, KeyboardInterrupt):
             self.write("")
         finally:
-            self.finish(quitted)  # the record is saved whatever ended the game
+            self.finish(quitted)  # the record is saved whatever ended the game, once a move was made
         return 0
 
     def finish(self, quitted: bool) -> None:
-        self.show_board()
+        if quitted and self.state.ply == 0:
+            self.write("Game ended before the first move: no record saved.")
+            return
+        if self.shown_ply != self.state.ply:
+            self.show_board()  # its last line is the result at the end of a game
         if quitted:
             plies = self.state.ply
             self.write(f"Game ended by you after {plies} move{'s' if plies != 1 else ''}.")
         else:
             winner = self.state.winner
             verdict = "It's a draw." if winner is None else ("You win!" if winner == self.human else "The agent wins.")
-            self.write(self.style.bold(f"{verdict} {self.game.result_text(self.state)}"))
+            self.write(self.style.bold(verdict))
         record = self.state.record(
             players=[("human" if s == self.human else self.opponent_spec) for s in (0, 1)],
             finished=not quitted,
@@ -253,13 +273,17 @@ class PlaySession:
 
 
 def _check_writable(path: str) -> None:
-    """Makes sure the record can be saved before a game is played, not after."""
+    """Makes sure the record can be saved before a game is played, not after (leaving no file
+    behind: a game quit before its first move saves nothing)."""
     try:
         folder = os.path.dirname(path)
         if folder:
             os.makedirs(folder, exist_ok=True)
+        existed = os.path.exists(path)
         with open(path, "a", encoding="utf-8"):
             pass
+        if not existed:
+            os.remove(path)
     except OSError as error:
         raise ValueError(f"cannot write the game record to {path}: {error.strerror or error}") from None
 
@@ -273,11 +297,11 @@ def cmd_play(args) -> int:
     game = engines.make(name, **{**raw, **_game_params(args)})
     opponent = args.opponent or DEFAULT_OPPONENTS[game.perfect_information]
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    if args.first == "random":
-        human_seat = random.Random(seed).randrange(2)
-    else:
-        human_seat = 0 if args.first == "human" else 1
+    # Seat of the player who moves first: player 0, except in dominoes (the greatest tile leads).
+    opener = game.new_initial_state(seed).current_player
+    first = args.first if args.first != "random" else random.Random(seed).choice(("human", "agent"))
+    human_seat = opener if first == "human" else 1 - opener
     record = args.record or os.path.join("arena-games", f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json")
     _check_writable(record)
-    style = terminal_style(sys.stdout, force_ascii=args.ascii)
+    style = terminal_style(sys.stdout, force_ascii=args.ascii, glyphs=args.glyphs)
     return PlaySession(game, opponent, human_seat, seed, style, record).run()

@@ -248,9 +248,21 @@ class Game:
         """The move written ``text`` in ``state``; :class:`ValueError` saying why if there is none."""
         raise NotImplementedError
 
-    def render(self, state: "State", *, color: bool = False, unicode: bool = False) -> str:
-        """A drawing of the position for a terminal, coordinates included."""
+    #: The colours the players are drawn in (``engines.style``): the pieces' own colours where
+    #: they have them (Black and White), else red and blue.
+    player_colors: ClassVar[tuple[str, str]] = ("red", "blue")
+
+    def render(self, state: "State", *, color: bool = False, unicode: bool = False, **options: Any) -> str:
+        """A drawing of the position for a terminal, coordinates included. Games take options of
+        their own: ``bottom`` (Mancala: the player whose row is drawn at the bottom), ``glyphs``
+        and ``as_player`` (Dominoes)."""
         raise NotImplementedError
+
+    def render_for(self, state: "State", player: int, *, color: bool = False, unicode: bool = False, glyphs: bool = False) -> str:
+        """The board as ``player`` sees it at a terminal: from their side, with only what they
+        may see (the games that need it override this; ``glyphs`` asks for game-specific Unicode
+        symbols where a game has them)."""
+        return self.render(state, color=color, unicode=unicode)
 
     def help_text(self) -> str:
         """The rules in a few lines and how to write a move (``HELP``, for this variant)."""

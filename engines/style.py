@@ -14,8 +14,19 @@ import sys
 __all__ = ["Style", "terminal_style"]
 
 _RESET = "\033[0m"
-_CODES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "blue": "34", "cyan": "36"}
-#: Colours of player 0 and player 1.
+_CODES = {
+    "bold": "1",
+    "dim": "2",
+    "red": "31",
+    "green": "32",
+    "yellow": "33",
+    "blue": "34",
+    "cyan": "36",
+    "black": "90",  # bright black (grey): black pieces stay visible on a dark background
+    "white": "97",
+}
+#: Colours of player 0 and player 1 in a game whose pieces have no colour of their own (a game
+#: whose pieces are black and white passes those: ``Game.player_colors``).
 PLAYER_COLORS = ("red", "blue")
 
 
@@ -24,9 +35,16 @@ class Style:
     pieces. Text wrapped in colours keeps its printed width (``len`` counts the escape codes, so
     pad before wrapping)."""
 
-    def __init__(self, color: bool = False, unicode: bool = False):
+    def __init__(self, color: bool = False, unicode: bool = False, colors: tuple[str, str] = PLAYER_COLORS, glyphs: bool = False):
         self.color = color
         self.unicode = unicode
+        self.colors = colors
+        #: Draw dominoes as Unicode domino glyphs (few terminal fonts have them).
+        self.glyphs = glyphs
+
+    def for_colors(self, colors: tuple[str, str]) -> "Style":
+        """The same style with the players drawn in ``colors``."""
+        return Style(self.color, self.unicode, colors, self.glyphs)
 
     def paint(self, text: str, *names: str) -> str:
         if not self.color or not names:
@@ -41,7 +59,7 @@ class Style:
 
     def player(self, player: int, text: str, bold: bool = False) -> str:
         """``text`` in the colour of ``player`` (0 or 1)."""
-        return self.paint(text, PLAYER_COLORS[player], *(("bold",) if bold else ()))
+        return self.paint(text, self.colors[player], *(("bold",) if bold else ()))
 
     def piece(self, player: int) -> str:
         """A stone or cow of ``player``: black/white discs in Unicode, X/O in ASCII."""
@@ -53,12 +71,13 @@ class Style:
         return self.dim("·" if self.unicode else ".")
 
 
-def terminal_style(stream=None, force_ascii: bool = False) -> Style:
+def terminal_style(stream=None, force_ascii: bool = False, glyphs: bool = False) -> Style:
     """The richest style ``stream`` (default stdout) supports: colours on a terminal unless
-    ``NO_COLOR`` is set or ``TERM=dumb``, Unicode when its encoding can write it."""
+    ``NO_COLOR`` is set (to anything: it turns colours off, nothing else) or ``TERM=dumb``;
+    Unicode lines and pieces when its encoding can write them; ``force_ascii``: neither."""
     stream = stream or sys.stdout
     is_tty = hasattr(stream, "isatty") and stream.isatty()
     color = is_tty and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb" and not force_ascii
     encoding = (getattr(stream, "encoding", None) or "ascii").lower()
     unicode = not force_ascii and encoding.replace("-", "") in ("utf8", "utf16", "utf32")
-    return Style(color=color, unicode=unicode)
+    return Style(color=color, unicode=unicode, glyphs=glyphs and unicode)

@@ -63,15 +63,58 @@ def test_quit_end_of_input_and_agent_first(tmp_path):
     assert "plays" in done.stdout.split("(you) >")[0]  # the agent moved before the first prompt
     assert "Game ended by you" in done.stdout
     assert json.loads(record.read_text())["metadata"]["finished"] is False
-    done, _ = play(["--game", "kalah", "--seed", "1"], [], tmp_path)  # Ctrl-D at the first prompt
-    assert done.returncode == 0 and "Game record saved" in done.stdout and "Traceback" not in done.stderr
+    record.unlink()
+    done, record = play(["--game", "kalah", "--seed", "1", "--first", "human"], [], tmp_path)  # Ctrl-D at once
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "no record saved" in done.stdout and not record.exists()  # nothing was played
+    done, record = play(["--game", "kalah", "--seed", "1"], ["c", "quit"], tmp_path)
+    assert done.stdout.count("Game ended by you") == 1 and record.exists()
+
+
+def test_the_board_is_drawn_from_the_persons_side_after_each_move(tmp_path):
+    done, _ = play(["--game", "kalah", "--first", "agent", "--seed", "1", "--opponent", "greedy"], ["a", "quit"], tmp_path)
+    out = done.stdout
+    assert "you play North" in out
+    board = out[out.index("You play a.") :]
+    lines = board.splitlines()
+    # North's row at the bottom, lettered a-f from North's left; each store labelled.
+    assert lines[2].strip().startswith("f") and lines[2].strip().endswith("South")
+    assert lines[8].strip().startswith("a") and lines[8].strip().endswith("North")
+    assert "South's store" in lines[9] and lines[9].rstrip().endswith("North's store")
+    assert out.count("a value is the agent's own view, from -1") == 1
+
+
+def test_the_agent_really_moves_first_and_dominoes_says_who_leads(tmp_path):
+    for seed in range(6):  # deals where either player leads
+        done, _ = play(["--game", "dominoes", "--first", "agent", "--seed", str(seed), "--opponent", "greedy"], ["quit"], tmp_path)
+        before_prompt = done.stdout.split("(you) >")[0]
+        assert "(greedy) plays" in before_prompt, done.stdout
+        done, _ = play(["--game", "dominoes", "--first", "human", "--seed", str(seed), "--opponent", "greedy"], ["quit"], tmp_path)
+        assert "(greedy) plays" not in done.stdout.split("(you) >")[0]
+        if "you play player 1" in done.stdout:
+            assert "player 1 (you) moves first: you hold the greatest tile dealt" in done.stdout
+    # Plain tiles unless the glyphs are asked for.
+    assert "[" in done.stdout or "line: (empty" in done.stdout
+    assert not any(0x1F030 <= ord(c) <= 0x1F093 for c in done.stdout)
 
 
 def test_plain_ascii_without_colours(tmp_path):
     done, _ = play(["--game", "kalah", "--seed", "1", "--ascii"], ["quit"], tmp_path)
     assert "\033[" not in done.stdout and "┌" not in done.stdout and "+----+" in done.stdout
-    done, _ = play(["--game", "kalah", "--seed", "1"], ["quit"], tmp_path, env={"NO_COLOR": "1"})
+    done, _ = play(["--game", "kalah", "--seed", "1"], ["c", "quit"], tmp_path, env={"NO_COLOR": "1"})
     assert "\033[" not in done.stdout
+
+
+def test_colours_follow_the_pieces():
+    from engines.style import Style
+
+    style = Style(color=True, unicode=True)
+    konane = engines.make("konane").new_initial_state(seed=1).render(color=True, unicode=True)
+    morabaraba = engines.make("morabaraba").new_initial_state().play("d6", "a1").render(color=True, unicode=True)
+    black, white = "\033[90;1m", "\033[97;1m"
+    assert black in konane and white in konane  # Konane: Black is player 0
+    assert black in morabaraba and white in morabaraba  # Morabaraba: White is player 0
+    assert style.player(0, "x") == "\033[31mx\033[0m"  # pieces without colours: red and blue
 
 
 @pytest.mark.parametrize(

@@ -310,16 +310,25 @@ fits only one way.{draw_words}"""
                 line.append((shown, high + low - shown))
         return line
 
-    def _tile_text(self, a, b, unicode):
-        if unicode and self.params["max_pips"] <= 6:
+    def _tile_text(self, a, b, glyphs):
+        if glyphs and self.params["max_pips"] <= 6:
             return chr(0x1F031 + 7 * a + b)  # DOMINO TILE HORIZONTAL-a-b
         return f"[{a}|{b}]"
 
-    def render(self, state, *, color=False, unicode=False, as_player=None):
+    def greatest_tile(self, state, player) -> str:
+        """The greatest tile dealt to ``player`` (the leader holds the greatest of the deal)."""
+        return tile_name(self.params["max_pips"], int(state.data["dealt"][player]).bit_length() - 1)
+
+    def render_for(self, state, player, *, color=False, unicode=False, glyphs=False):
+        seen = state if state.is_terminal() else state.view(player)
+        return self.render(seen, color=color, unicode=unicode, glyphs=glyphs)
+
+    def render(self, state, *, color=False, unicode=False, as_player=None, glyphs=False):
         """The line, the hands and the boneyard as ``as_player`` (or the state's viewer) sees them;
-        the true state of a game shows both hands."""
+        the true state of a game shows both hands. Tiles are written ``[6|4]`` unless ``glyphs``
+        asks for Unicode's domino tiles (most terminal fonts lack them)."""
         if as_player is not None:
-            return self.render(state.view(as_player), color=color, unicode=unicode)
+            return self.render(state.view(as_player), color=color, unicode=unicode, glyphs=glyphs)
         record = state.data
         m = self.params["max_pips"]
         viewer = int(record["viewer"])
@@ -327,7 +336,7 @@ fits only one way.{draw_words}"""
         left, right = (int(e) for e in record["ends"])
         lines = []
         if line:
-            lines.append("line: " + "".join(self._tile_text(a, b, unicode) for a, b in line))
+            lines.append("line: " + "".join(self._tile_text(a, b, glyphs) for a, b in line))
             lines.append(f"      left end {left}, right end {right}")
         else:
             lines.append("line: (empty: the leader plays any tile)")

@@ -102,6 +102,7 @@ class Konane(Game):
         """Text 003's openings are drawn from the seed; the classic one is played as moves."""
         return self.params["opening"] != "classic"
     player_names = ("Black", "White")
+    player_colors = ("black", "white")
     PARAMS = (
         Param("size", 6, "the board is size x size points", low=kernels.MIN_SIZE, high=kernels.MAX_SIZE),
         Param(
@@ -352,7 +353,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         """The board, top row first, with its coordinates, the captures and who moves. Stones are
         ``B`` / ``W`` in ASCII (as text 003 draws them, and as ``position`` reads them back),
         discs in Unicode."""
-        style = Style(color, unicode)
+        style = Style(color, unicode, self.player_colors)
         data = state.data
         size = self.params["size"]
         stones = [int(data["stones"][0]), int(data["stones"][1])]

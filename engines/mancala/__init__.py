@@ -128,15 +128,20 @@ your letters are printed on your side of the board."""
     def end_reason(self, state):
         return "a row is empty" if state.is_terminal() else None
 
-    def render(self, state, *, color=False, unicode=False):
+    def render_for(self, state, player, *, color=False, unicode=False, glyphs=False):
+        return self.render(state, color=color, unicode=unicode, bottom=player)
+
+    def render(self, state, *, color=False, unicode=False, bottom=0):
+        """The board with ``bottom``'s row below (0 South, 1 North: a person playing North sees
+        it from their side), each row's pits lettered from its owner's left, stores labelled."""
         style = Style(color, unicode)
         pits = self.params["pits"]
-        south, north = kernels.pit_counts(state.data)
-        north = north[::-1]  # drawn from South's side: North's leftmost pit is on the right
+        rows = kernels.pit_counts(state.data)
         stores = [int(n) for n in state.data["stores"]]
         mover = None if state.is_terminal() else state.current_player
+        near, far = bottom, 1 - bottom
         h, v = ("─", "│") if unicode else ("-", "|")
-        top, mid_l, mid_x, mid_r, bottom = (
+        top, mid_l, mid_x, mid_r, base = (
             ("┌┬┐", "├", "┼", "┤", "└┴┘") if unicode else ("+++", "+", "+", "+", "+++")
         )
 
@@ -146,15 +151,20 @@ your letters are printed on your side of the board."""
         def rule(ends):
             return ends[0] + (h * 4 + ends[1]) * (pits + 1) + h * 4 + ends[2]
 
-        label = "        " + "".join(f"{_LETTERS[i]:<5}" for i in range(pits))
+        names = self.player_names
+        # Sowing runs counter-clockwise: the far row is drawn reversed (its owner's left is on
+        # the right), and each player's store is at their right hand.
+        width = len(rule(top))
+        left_label, right_label = f"{names[far]}'s store", f"{names[near]}'s store"
         lines = [
-            "        " + "".join(f"{_LETTERS[pits - 1 - i]:<5}" for i in range(pits)) + "  North",
+            "        " + "".join(f"{_LETTERS[pits - 1 - i]:<5}" for i in range(pits)) + f"  {names[far]}",
             rule(top),
-            f"{v}    {v}" + "".join(cell(1, n) + v for n in north) + f"    {v}",
-            f"{v}{cell(1, stores[1])}{mid_l}" + (h * 4 + mid_x) * (pits - 1) + h * 4 + f"{mid_r}{cell(0, stores[0])}{v}",
-            f"{v}    {v}" + "".join(cell(0, n) + v for n in south) + f"    {v}",
-            rule(bottom),
-            label + "  South",
+            f"{v}    {v}" + "".join(cell(far, n) + v for n in rows[far][::-1]) + f"    {v}",
+            f"{v}{cell(far, stores[far])}{mid_l}" + (h * 4 + mid_x) * (pits - 1) + h * 4 + f"{mid_r}{cell(near, stores[near])}{v}",
+            f"{v}    {v}" + "".join(cell(near, n) + v for n in rows[near]) + f"    {v}",
+            rule(base),
+            "        " + "".join(f"{_LETTERS[i]:<5}" for i in range(pits)) + f"  {names[near]}",
+            style.dim(left_label + " " * max(1, width - len(left_label) - len(right_label)) + right_label),
         ]
         status = self.status_line(state)
         lines.append(style.bold(status) if mover is None else style.player(mover, status, bold=True))

@@ -97,6 +97,7 @@ class Morabaraba(Game):
     summary = "mill game on 24 points: place, slide, fly with three, shoot from a mill"
     kernels = kernels
     player_names = ("White", "Black")
+    player_colors = ("white", "black")
     PARAMS = (
         Param("cows", 12, "cows per player", low=3, high=12),
         Param("diagonals", True, "the four diagonal lines exist (as lines to move along and as mills)"),
@@ -395,7 +396,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         return "flying" if kernels.is_flying(s, player) else "moving"
 
     def render(self, state, *, color=False, unicode=False):
-        style = Style(color, unicode)
+        style = Style(color, unicode, self.player_colors)
         s = state.data
         cows = [int(s["cows"][p]) for p in (0, 1)]
         pieces = _UNICODE_COWS if unicode else _COLOURS
