@@ -62,6 +62,7 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"arena (board-arena) {_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
@@ -106,7 +107,12 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("dir", metavar="DIR", help="run folder")
     report.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
 
-    commands.add_parser("list", help="games, presets and agents with their parameters", description="List the games and agents with their parameters and defaults.")
+    listing = commands.add_parser(
+        "list",
+        help="games, presets and agents with their parameters",
+        description="List the games and agents with their parameters and defaults (NAME: only the games and agents whose name contains it).",
+    )
+    listing.add_argument("name", nargs="?", metavar="NAME", help="show only the games and agents whose name contains NAME")
 
     replay = commands.add_parser(
         "replay",
@@ -190,29 +196,61 @@ def _cmd_report(args) -> int:
     return 0
 
 
+#: ``arena list`` lines fit this many columns.
+LIST_WIDTH = 100
+
+
+def _listing(head: str, text: str) -> list[str]:
+    """``head`` then ``text`` wrapped to LIST_WIDTH columns, continuation lines indented."""
+    import textwrap
+
+    indent = " " * 32
+    return textwrap.wrap(text, LIST_WIDTH, initial_indent=f"{head:<31} ", subsequent_indent=indent) or [head]
+
+
 def _cmd_list(args) -> int:
     import agents
     import engines
     from agents.base import format_value
 
-    print("Games (--game NAME[:param=value,...]), parameters with their defaults:")
-    for name in engines.available_games():
-        cls = engines.game_class(name)
-        preset = cls.PRESETS[name]
-        family = f"{cls.family} preset" if name != cls.family else cls.family
-        print(f"  {name:<18} {cls.summary} [{family}]")
-        for p in cls.PARAMS:
-            value = preset.get(p.name, p.default)
-            print(f"      {p.name + '=' + format_value(value):<24} {p.doc}; {p.allowed()}")
-    print()
-    print("Agents (--agents NAME[:param=value,...]), parameters with their defaults:")
-    for name in agents.available_agents():
-        cls = agents.agent_class(name)
-        hidden = "" if cls.plays_hidden_information else " (perfect-information games)"
-        print(f"  {name:<18} {cls.summary}{hidden}")
-        for p in cls.PARAMS:
-            print(f"      {p.name + '=' + format_value(p.default):<24} {p.doc}; {p.allowed()}")
+    wanted = (args.name or "").lower()
+    games = [name for name in engines.available_games() if wanted in name]
+    agent_names = [name for name in agents.available_agents() if wanted in name]
+    if not games and not agent_names:
+        raise ValueError(
+            f"no game or agent name contains {args.name!r}; games: {', '.join(engines.available_games())}; "
+            f"agents: {', '.join(agents.available_agents())}"
+        )
+    lines = []
+    if games:
+        lines.append("Games (--game NAME[:param=value,...]), parameters with their defaults:")
+        for name in games:
+            cls = engines.game_class(name)
+            preset = cls.PRESETS[name]
+            family = f"{cls.family} preset" if name != cls.family else cls.family
+            lines += _listing(f"  {name}", f"{cls.summary} [{family}]")
+            for p in cls.PARAMS:
+                lines += _listing(f"      {p.name}={format_value(preset.get(p.name, p.default))}", f"{p.doc}; {p.allowed()}")
+    if agent_names:
+        lines += [""] if lines else []
+        lines.append("Agents (--agents NAME[:param=value,...]), parameters with their defaults:")
+        for name in agent_names:
+            cls = agents.agent_class(name)
+            hidden = "" if cls.plays_hidden_information else " (perfect-information games)"
+            lines += _listing(f"  {name}", f"{cls.summary}{hidden}")
+            for p in cls.PARAMS:
+                lines += _listing(f"      {p.name}={format_value(p.default)}", f"{p.doc}; {p.allowed()}")
+    print("\n".join(lines))
     return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("board-arena")
+    except PackageNotFoundError:
+        return "(not installed)"
 
 
 def _cmd_replay(args) -> int:

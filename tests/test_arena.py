@@ -382,3 +382,16 @@ def test_games_stopped_by_a_ply_cap_are_counted_apart(tmp_path):
     from arena.report import format_report
 
     assert "2 x ply cap" in format_report(run.settings, run.games, run.ratings())
+
+
+def test_version_and_a_filtered_list_that_fits_100_columns(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("arena (board-arena) ")
+    assert main(["list"]) == 0
+    everything = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in everything) <= 100
+    assert main(["list", "konane"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("  konane-classic") for line in lines)
+    assert not any("mancala" in line or line.startswith("  mcts") for line in lines)
+    assert main(["list", "nothing-like-this"]) == 2
