@@ -211,13 +211,23 @@ class RunStore:
 
     def add(self, result: GameResult) -> None:
         """Stores a finished game (committed at once)."""
-        row = asdict(result)
-        row["moves"] = json.dumps(result.moves)
-        row["finished_at"] = result.finished_at or datetime.now(timezone.utc).isoformat(timespec="seconds")
-        names = ", ".join(row)
-        marks = ", ".join(f":{k}" for k in row)
+        self.add_many([result])
+
+    def add_many(self, results: list[GameResult]) -> None:
+        """Stores finished games in one transaction (committed at once)."""
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        rows = []
+        for result in results:
+            row = asdict(result)
+            row["moves"] = json.dumps(result.moves)
+            row["finished_at"] = result.finished_at or now
+            rows.append(row)
+        if not rows:
+            return
+        names = ", ".join(rows[0])
+        marks = ", ".join(f":{k}" for k in rows[0])
         with self._connect() as db:
-            db.execute(f"INSERT OR REPLACE INTO games ({names}) VALUES ({marks})", row)
+            db.executemany(f"INSERT OR REPLACE INTO games ({names}) VALUES ({marks})", rows)
 
     def games(self) -> list[GameResult]:
         """Every finished game, in schedule order."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
+import time
 from dataclasses import asdict, dataclass
 from typing import Callable
 
@@ -14,9 +14,9 @@ tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (
 
 import engines
 from arena.ratings import Ratings, fit_ratings
-from arena.settings import ScheduledGame, TournamentSettings
+from arena.settings import TournamentSettings
 from arena.store import GameResult, RunLock, RunStore
-from arena.pool import LocalPool
+from arena.pool import LocalPool, ignoring_interrupts
 from arena.worker import play_scheduled_game, warm_up_agents
 
 __all__ = ["run_tournament", "load_run", "Run", "rating_results"]
@@ -90,6 +90,10 @@ def load_run(out_dir: str) -> Run:
         return Run(out_dir, store.settings(), store.games())
     finally:
         store.close()
+
+
+#: Games that come back within this many seconds of the last commit are committed with the next.
+COMMIT_SECONDS = 0.2
 
 
 class _Tally:
@@ -173,13 +177,28 @@ def _play_missing(settings, store, concurrency, progress, on_result) -> int | No
     )
     bar.set_postfix_str(str(tally), refresh=False)
 
-    def record(result: GameResult) -> None:
-        store.add(result)
-        tally.add(result)
-        if on_result:
-            on_result(result)
+    # Games are committed together when they come back faster than COMMIT_SECONDS apart (one
+    # transaction each would cost the single writer more than cheap games take to play); an
+    # interrupt commits what has arrived before it stops.
+    pending: list[GameResult] = []
+    last_commit = time.monotonic()
+
+    def commit() -> None:
+        nonlocal last_commit
+        store.add_many(pending)
+        for result in pending:
+            tally.add(result)
+            if on_result:
+                on_result(result)
         bar.set_postfix_str(str(tally), refresh=False)
-        bar.update(1)
+        bar.update(len(pending))
+        pending.clear()
+        last_commit = time.monotonic()
+
+    def record(result: GameResult) -> None:
+        pending.append(result)
+        if time.monotonic() - last_commit >= COMMIT_SECONDS:
+            commit()
 
     try:
         if min(concurrency, remaining) == 1:
@@ -194,4 +213,6 @@ def _play_missing(settings, store, concurrency, progress, on_result) -> int | No
             compilations = pool.compilations
         return compilations
     finally:
-        bar.close()
+        with ignoring_interrupts():
+            commit()
+            bar.close()
