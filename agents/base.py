@@ -12,8 +12,7 @@ from typing import Any, ClassVar
 
 from numba.core import event as numba_event
 
-from engines import Game, Param, State
-from engines.game import shown
+from engines import Game, Param, State, shown
 from engines._jit import caching_disabled, rng_from_seed
 
 __all__ = [

@@ -10,7 +10,7 @@ See :mod:`engines.contract` for the compiled contract that agents search through
 """
 
 from engines import _jit  # noqa: F401  (installs the cache locator before any kernel exists)
-from engines.game import PLY_CAP, Game, GameRecord, IllegalMoveError, Param, State, VariantError
+from engines.game import PLY_CAP, Game, GameRecord, IllegalMoveError, Param, State, VariantError, shown
 from engines.registry import available_games, game_class, make
 
 __all__ = [
@@ -24,4 +24,5 @@ __all__ = [
     "IllegalMoveError",
     "VariantError",
     "PLY_CAP",
+    "shown",
 ]
