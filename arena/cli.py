@@ -301,7 +301,9 @@ EXIT_BROKEN_PIPE = 141
 def main(argv=None) -> int:
     """Entry point of the ``arena`` console command: every error a user can cause is one line
     and status 2; an interrupt at any moment (start-up included) is one line and status 130."""
-    command = "arena"
+    words = sys.argv[1:] if argv is None else list(argv)
+    # The command's name before the parser exists (building it imports numba: Ctrl-C may come then).
+    command = f"arena {words[0]}" if words and words[0] in ("run", "report", "list", "replay", "play") else "arena"
     try:
         try:
             args = _build_parser().parse_args(argv)
