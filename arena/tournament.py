@@ -32,8 +32,15 @@ class Run:
     """A tournament run loaded from its folder: settings and finished games.
 
     Example:
-        >>> run = arena.load_run("arena-runs/mancala-mcts-alphabeta-1a2b3c4d")  # doctest: +SKIP
-        >>> run.ratings().elo, run.to_dataframe().groupby("player0").result.mean()  # doctest: +SKIP
+        >>> import tempfile, arena
+        >>> folder = tempfile.mkdtemp()
+        >>> settings = arena.TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=4)
+        >>> _ = arena.run_tournament(settings, folder, concurrency=1, progress=False)
+        >>> run = arena.load_run(folder)  # any run folder, e.g. arena-runs/kalah-random-greedy-...
+        >>> len(run.games), sorted(run.ratings().names)
+        (4, ['greedy', 'random'])
+        >>> run.records()[0]["player0"]
+        'random'
     """
 
     out_dir: str
