@@ -32,22 +32,22 @@ def _shown(text: str, limit: int = 24) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
-def _integer(text: str) -> int:
-    try:
-        if len(text) > 24:
-            raise ValueError
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {_shown(text)}") from None
+def _typed(convert, what: str):
+    """An argparse type: ``convert`` of the text, or an error that echoes only its prefix."""
+
+    def parse(text: str):
+        try:
+            if len(text) > 24:  # no number a person means is this long
+                raise ValueError
+            return convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {_shown(text)}") from None
+
+    return parse
 
 
-def _number(text: str) -> float:
-    try:
-        if len(text) > 24:
-            raise ValueError
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {_shown(text)}") from None
+_integer = _typed(int, "an integer")
+_number = _typed(float, "a number")
 
 
 class _Parser(argparse.ArgumentParser):
