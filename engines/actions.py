@@ -75,24 +75,45 @@ def move_to_action(move, dense, sorted_moves, sorted_actions):
         if 0 <= move < dense.shape[0]:
             return np.int64(dense[move])
         return np.int64(NO_ACTION)
-    i = np.searchsorted(sorted_moves, move)
-    if i < sorted_moves.shape[0] and sorted_moves[i] == move:
-        return sorted_actions[i]
+    # A binary search written out: numba's np.searchsorted on a scalar costs ~100 ns a call.
+    lo = 0
+    hi = sorted_moves.shape[0]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_moves[mid] < move:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < sorted_moves.shape[0] and sorted_moves[lo] == move:
+        return sorted_actions[lo]
     return np.int64(NO_ACTION)
 
 
 @kernel(inline="always")
-def write_action_mask(s, moves, dense, sorted_moves, sorted_actions, mask):
-    """Sets ``mask: bool[num_actions]`` to the legal actions of ``s``; returns the number of legal
-    moves (``moves: int64[>=max_moves]`` scratch). A legal move without an action (a broken
-    table) returns -1."""
-    mask[:] = False
+def write_action_mask(s, moves, dense, sorted_moves, sorted_actions, masks, row):
+    """Sets ``masks[row]: bool[num_actions]`` to the legal actions of ``s``; returns the number of
+    legal moves (``moves: int64[>=max_moves]`` scratch), or -1 if a legal move has no action (a
+    broken table).
+
+    Rows of a 2-D mask, not a 1-D slice: passing a slice to a compiled function costs a
+    reference count each way, several times the cost of a Kalah mask (measured in
+    experiments/bench_envs.py's setting).
+    """
+    for a in range(masks.shape[1]):
+        masks[row, a] = False
     n = contract.legal_moves(s, moves)
+    if dense.shape[0] > 0:
+        for i in range(n):
+            a = dense[moves[i]]
+            if a < 0:
+                return -1
+            masks[row, a] = True
+        return n
     for i in range(n):
         a = move_to_action(moves[i], dense, sorted_moves, sorted_actions)
         if a < 0:
             return -1
-        mask[a] = True
+        masks[row, a] = True
     return n
 
 

@@ -289,11 +289,11 @@ class Game:
         """bool[num_actions]: True at the actions of ``state``'s legal moves."""
         from engines.actions import write_action_mask
 
-        mask = np.zeros(self.num_actions, np.bool_)
+        mask = np.zeros((1, self.num_actions), np.bool_)
         moves = np.empty(self.kernels.MAX_MOVES, np.int64)
-        if write_action_mask(state.data, moves, *self.action_space.tables()[1:], mask) < 0:
+        if write_action_mask(state.data, moves, *self.action_space.tables()[1:], mask, 0) < 0:
             raise RuntimeError(f"{self.name}: a legal move has no action (the action table is incomplete)")
-        return mask
+        return mask[0]
 
     @property
     def observation_shape(self) -> tuple[int, ...]:

@@ -1,0 +1,227 @@
+"""A batched environment in compiled code: N games of one variant stepped by one call.
+
+For self-play and data generation: actions in (one action index per game), observations, legal-
+action masks, rewards and done flags out; a finished game is replaced at once by a new one (its
+random start drawn from the environment's seed), so every slot always holds a game in progress.
+One numba kernel steps all N games (generic over the games through :mod:`engines.contract`), so
+the cost per step is the game's own move, mask and observation, with no Python in between.
+
+    >>> from envs import BatchedEnv
+    >>> env = BatchedEnv("kalah", num_envs=4, seed=0)
+    >>> obs, mask = env.reset()
+    >>> obs.shape, mask.shape
+    ((4, 2, 7), (4, 6))
+    >>> obs, mask, rewards, dones = env.step(env.random_actions())
+    >>> rewards.shape, dones.shape, env.to_play.shape
+    ((4, 2), (4,), (4,))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import engines
+from engines import contract
+from engines._jit import kernel, rng_below, rng_from_seed
+from engines.actions import write_action_mask
+from engines.game import Game
+
+__all__ = ["BatchedEnv", "IllegalActionError"]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in its game (the message names the game slot and the action)."""
+
+
+@kernel
+def _reset_all(states, template, code, rngs, obs, masks, to_play, moves, dense, sorted_moves, sorted_actions):
+    """Every slot a new game: the template start with its random parts drawn from the slot's rng."""
+    for i in range(states.shape[0]):
+        states[i] = template
+        contract.redraw_start(states[i], rngs[i], code)
+        p = contract.current_player(states[i])
+        to_play[i] = p
+        contract.write_observation(states[i], p, obs[i])
+        write_action_mask(states[i], moves, dense, sorted_moves, sorted_actions, masks, i)
+
+
+@kernel
+def _step_all(states, template, code, rngs, actions, action_moves, dense, sorted_moves, sorted_actions,
+              obs, masks, rewards, dones, to_play, moves):
+    """Plays ``actions[i]`` in game ``i`` for every i; a game that ends gives its rewards (player
+    0's and player 1's outcome) and restarts. Returns -1, or the first slot whose action is not
+    legal (then no game is played)."""
+    num_actions = action_moves.shape[0]
+    for i in range(states.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= num_actions or not masks[i, a]:
+            return i
+    for i in range(states.shape[0]):
+        a = actions[i]
+        s = states[i]
+        contract.apply_move(s, action_moves[a])
+        if contract.is_terminal(s):
+            v = contract.outcome(s)
+            rewards[i, 0] = v
+            rewards[i, 1] = -v
+            dones[i] = True
+            states[i] = template
+            contract.redraw_start(states[i], rngs[i], code)
+        else:
+            rewards[i, 0] = 0.0
+            rewards[i, 1] = 0.0
+            dones[i] = False
+        p = contract.current_player(states[i])
+        to_play[i] = p
+        contract.write_observation(states[i], p, obs[i])
+        write_action_mask(states[i], moves, dense, sorted_moves, sorted_actions, masks, i)
+    return -1
+
+
+@kernel
+def _random_actions(masks, rng, out):
+    """``out[i]``: a uniformly random legal action of slot ``i`` (``masks: bool[N, A]``)."""
+    for i in range(masks.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            n += masks[i, a]
+        k = rng_below(rng, n)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if k == 0:
+                    out[i] = a
+                    break
+                k -= 1
+
+
+@kernel
+def _random_step(states, template, code, rngs, action_rng, actions, action_moves, dense, sorted_moves,
+                 sorted_actions, obs, masks, rewards, dones, to_play, moves):
+    """:func:`_random_actions` then :func:`_step_all`, without a return to Python between them."""
+    _random_actions(masks, action_rng, actions)
+    _step_all(states, template, code, rngs, actions, action_moves, dense, sorted_moves, sorted_actions,
+              obs, masks, rewards, dones, to_play, moves)
+
+
+class BatchedEnv:
+    """``num_envs`` games of one variant, stepped together in compiled code.
+
+    Args:
+        game: a game name (with ``params``) or a :class:`engines.Game`.
+        num_envs: how many games run side by side (at least 1).
+        seed: every random start (deal, opening) and :meth:`random_actions` flow from it; slot
+            ``i``'s sequence of games depends only on ``seed`` and ``i``.
+
+    After :meth:`reset` and each :meth:`step`: ``obs`` (float32 ``[N, *observation_shape]``, the
+    player to move's observation), ``mask`` (bool ``[N, num_actions]``, the legal actions),
+    ``to_play`` (int64 ``[N]``, the player to move). The arrays returned are read-only views that
+    the next step overwrites (copy them to keep them).
+
+    Raises:
+        ValueError: ``num_envs`` below 1.
+    """
+
+    def __init__(self, game: str | Game, num_envs: int, seed: int = 0, **params):
+        self.game = engines.make(game, **params) if isinstance(game, str) else game
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an integer of at least 1, not {num_envs!r}")
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+            raise ValueError(f"seed must be an integer, not {seed!r}")
+        self.num_envs = int(num_envs)
+        self.seed = int(seed)
+        space = self.game.action_space
+        self._tables = space.tables()
+        self.num_actions = space.num_actions
+        self.observation_shape = self.game.observation_shape
+        self._template = self.game.new_initial_state(0).buffer
+        self._code = self.game.start_code
+        n = self.num_envs
+        self.states = np.zeros(n, self.game.kernels.STATE_DTYPE)
+        self._obs = np.zeros((n, int(np.prod(self.observation_shape))), np.float32)
+        self._masks = np.zeros((n, self.num_actions), np.bool_)
+        self._rewards = np.zeros((n, 2), np.float32)
+        self._dones = np.zeros(n, np.bool_)
+        self._to_play = np.zeros(n, np.int64)
+        self._moves = np.empty(self.game.kernels.MAX_MOVES, np.int64)
+        self._actions = np.zeros(n, np.int64)
+        self._rngs = np.zeros((n, 1), np.uint64)
+        self._action_rng = rng_from_seed(self.seed)
+        self._views = (self.obs, self.mask, self.rewards, self.dones)
+        self.reset()
+
+    def reset(self):
+        """Every slot a new game (the seed's sequence starts over); returns ``(obs, mask)``."""
+        for i in range(self.num_envs):
+            self._rngs[i] = rng_from_seed(self.seed * 1_000_003 + i + 1)
+        self._action_rng = rng_from_seed(self.seed)
+        _reset_all(self.states, self._template[0], self._code, self._rngs, self._obs, self._masks,
+                   self._to_play, self._moves, *self._tables[1:])
+        self._rewards[:] = 0
+        self._dones[:] = False
+        return self.obs, self.mask
+
+    def step(self, actions):
+        """Plays one action in every game; returns ``(obs, mask, rewards, dones)``.
+
+        ``rewards`` (float32 ``[N, 2]``): player 0's and player 1's result (1 win, 0 draw, -1
+        loss) in the games that ended with this step, 0 elsewhere; ``dones`` (bool ``[N]``): the
+        game ended (the slot now holds a new game, which ``obs`` and ``mask`` show).
+
+        Raises:
+            IllegalActionError: an action is not legal in its game (no game is changed).
+        """
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got shape {actions.shape}")
+        self._actions[:] = actions
+        bad = _step_all(self.states, self._template[0], self._code, self._rngs, self._actions, *self._tables,
+                        self._obs, self._masks, self._rewards, self._dones, self._to_play, self._moves)
+        if bad >= 0:
+            raise IllegalActionError(
+                f"game {bad}: action {int(actions[bad])} is not legal; legal: {np.flatnonzero(self._masks[bad]).tolist()}"
+            )
+        return self._views
+
+    def step_random(self):
+        """Plays a uniformly random legal action in every game (random self-play, drawn from the
+        environment's seed) in one compiled call; returns ``(actions, obs, mask, rewards, dones)``."""
+        actions = self._actions
+        _random_step(self.states, self._template[0], self._code, self._rngs, self._action_rng, actions,
+                     *self._tables, self._obs, self._masks, self._rewards, self._dones, self._to_play, self._moves)
+        return (self._read_only(actions), *self._views)
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action per game (drawn from the environment's seed)."""
+        out = np.empty(self.num_envs, np.int64)
+        _random_actions(self._masks, self._action_rng, out)
+        return out
+
+    @staticmethod
+    def _read_only(array):
+        view = array.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def obs(self) -> np.ndarray:
+        return self._read_only(self._obs.reshape((self.num_envs, *self.observation_shape)))
+
+    @property
+    def mask(self) -> np.ndarray:
+        return self._read_only(self._masks)
+
+    @property
+    def rewards(self) -> np.ndarray:
+        return self._read_only(self._rewards)
+
+    @property
+    def dones(self) -> np.ndarray:
+        return self._read_only(self._dones)
+
+    @property
+    def to_play(self) -> np.ndarray:
+        return self._read_only(self._to_play)
+
+    def state(self, i: int) -> engines.State:
+        """A copy of game ``i`` as an :class:`engines.State` (a set-up position: no history)."""
+        return engines.State(self.game, self.states[i : i + 1].copy(), None, custom_start=True)
