@@ -26,7 +26,11 @@ from engines._jit import kernel, rng_below, rng_from_seed
 from engines.actions import write_action_mask
 from engines.game import Game
 
-__all__ = ["BatchedEnv", "IllegalActionError"]
+__all__ = ["BatchedEnv", "IllegalActionError", "OBS_LOW", "OBS_HIGH"]
+
+#: Bounds of every observation value of every game (seed, cow and tile counts stay below 256;
+#: margins and ratios lie in [-1, 1]): the bounds of the Gymnasium and PettingZoo spaces.
+OBS_LOW, OBS_HIGH = -1.0, 255.0
 
 
 class IllegalActionError(ValueError):
