@@ -21,10 +21,9 @@ from __future__ import annotations
 import numpy as np
 
 import engines
-from engines import contract
-from engines._jit import kernel, rng_below, rng_from_seed
-from engines.actions import write_action_mask
+from engines._jit import rng_from_seed
 from engines.game import Game
+from envs._kernels import _afterstates, _random_actions, _random_step, _reset_all, _step_all
 
 __all__ = ["BatchedEnv", "IllegalActionError", "OBS_LOW", "OBS_HIGH"]
 
@@ -35,76 +34,6 @@ OBS_LOW, OBS_HIGH = -1.0, 255.0
 
 class IllegalActionError(ValueError):
     """An action that is not legal in its game (the message names the game slot and the action)."""
-
-
-@kernel
-def _reset_all(states, template, code, rngs, obs, masks, to_play, moves, dense, sorted_moves, sorted_actions):
-    """Every slot a new game: the template start with its random parts drawn from the slot's rng."""
-    for i in range(states.shape[0]):
-        states[i] = template
-        contract.redraw_start(states[i], rngs[i], code)
-        p = contract.current_player(states[i])
-        to_play[i] = p
-        contract.write_observation(states[i], p, obs[i])
-        write_action_mask(states[i], moves, dense, sorted_moves, sorted_actions, masks, i)
-
-
-@kernel
-def _step_all(states, template, code, rngs, actions, action_moves, dense, sorted_moves, sorted_actions,
-              obs, masks, rewards, dones, to_play, moves):
-    """Plays ``actions[i]`` in game ``i`` for every i; a game that ends gives its rewards (player
-    0's and player 1's outcome) and restarts. Returns -1, or the first slot whose action is not
-    legal (then no game is played)."""
-    num_actions = action_moves.shape[0]
-    for i in range(states.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= num_actions or not masks[i, a]:
-            return i
-    for i in range(states.shape[0]):
-        a = actions[i]
-        s = states[i]
-        contract.apply_move(s, action_moves[a])
-        if contract.is_terminal(s):
-            v = contract.outcome(s)
-            rewards[i, 0] = v
-            rewards[i, 1] = -v
-            dones[i] = True
-            states[i] = template
-            contract.redraw_start(states[i], rngs[i], code)
-        else:
-            rewards[i, 0] = 0.0
-            rewards[i, 1] = 0.0
-            dones[i] = False
-        p = contract.current_player(states[i])
-        to_play[i] = p
-        contract.write_observation(states[i], p, obs[i])
-        write_action_mask(states[i], moves, dense, sorted_moves, sorted_actions, masks, i)
-    return -1
-
-
-@kernel
-def _random_actions(masks, rng, out):
-    """``out[i]``: a uniformly random legal action of slot ``i`` (``masks: bool[N, A]``)."""
-    for i in range(masks.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            n += masks[i, a]
-        k = rng_below(rng, n)
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if k == 0:
-                    out[i] = a
-                    break
-                k -= 1
-
-
-@kernel
-def _random_step(states, template, code, rngs, action_rng, actions, action_moves, dense, sorted_moves,
-                 sorted_actions, obs, masks, rewards, dones, to_play, moves):
-    """:func:`_random_actions` then :func:`_step_all`, without a return to Python between them."""
-    _random_actions(masks, action_rng, actions)
-    _step_all(states, template, code, rngs, actions, action_moves, dense, sorted_moves, sorted_actions,
-              obs, masks, rewards, dones, to_play, moves)
 
 
 class BatchedEnv:
@@ -193,6 +122,22 @@ class BatchedEnv:
         _random_step(self.states, self._template[0], self._code, self._rngs, self._action_rng, actions,
                      *self._tables, self._obs, self._masks, self._rewards, self._dones, self._to_play, self._moves)
         return (self._read_only(actions), *self._views)
+
+    def afterstates(self):
+        """What each legal action leads to, for afterstate learners (TD learning of a value of
+        the position after a move): ``(obs, again, terminal, value)`` with ``obs`` float32
+        ``[N, num_actions, *observation_shape]`` seen by the player to move now, ``again`` bool
+        (that player moves again), ``terminal`` bool and ``value`` float32 (the mover's result
+        where the action ends the game), all ``[N, num_actions]``; entries of illegal actions
+        are zero. New arrays each call."""
+        n, a = self.num_envs, self.num_actions
+        obs = np.zeros((n, a, int(np.prod(self.observation_shape))), np.float32)
+        again = np.zeros((n, a), np.bool_)
+        terminal = np.zeros((n, a), np.bool_)
+        value = np.zeros((n, a), np.float32)
+        scratch = np.zeros(1, self.states.dtype)
+        _afterstates(self.states, self._tables[0], self._masks, scratch, obs, again, terminal, value)
+        return obs.reshape((n, a, *self.observation_shape)), again, terminal, value
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game (drawn from the environment's seed)."""
