@@ -2,7 +2,7 @@
 
     >>> import agents, engines
     >>> agents.available_agents()
-    ['random', 'greedy', 'minimax', 'alphabeta', 'mcts', 'pimc', 'ismcts', 'cheat']
+    ['random', 'greedy', 'minimax', 'alphabeta', 'mcts', 'pimc', 'ismcts', 'cheat', 'td-kalah']
     >>> game = engines.make("kalah")
     >>> final = agents.play_game(game, [agents.make_agent("mcts:iterations=200", seed=1),
     ...                                 agents.make_agent("random", seed=2)], seed=0)
@@ -23,6 +23,7 @@ from agents import minimax  # noqa: F401
 from agents import alphabeta  # noqa: F401
 from agents import mcts  # noqa: F401
 from agents import hidden  # noqa: F401
+from agents import learned  # noqa: F401
 from agents.base import (
     Agent,
     Limit,

@@ -46,7 +46,7 @@ JIT_DISABLED = bool(config.DISABLE_JIT)
 
 _ENGINES_DIR = Path(__file__).resolve().parent
 # Folders whose sources are compiled together through the game contract.
-_COMPILED_ROOTS = tuple(p for p in (_ENGINES_DIR, _ENGINES_DIR.parent / "agents") if p.is_dir())
+_COMPILED_ROOTS = tuple(p for p in (_ENGINES_DIR, _ENGINES_DIR.parent / "agents", _ENGINES_DIR.parent / "envs") if p.is_dir())
 # In a source checkout, benchmark and test scripts may define kernels that call ours.
 _CHECKOUT_ROOTS = (
     tuple(_ENGINES_DIR.parent / d for d in ("experiments", "tests", "arena"))

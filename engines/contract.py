@@ -40,6 +40,12 @@ What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` 
                             ``REASON_NOT_A_MOVE`` (outside the game's move encoding), or one of
                             the game's own codes (from ``FIRST_GAME_REASON`` up) naming the rule
                             the move breaks; the Python face only turns codes into words
+``write_observation(s, p,   writes player ``p``'s observation tensor (float32, the shape given by
+out)``                      the game's ``observation_shape``, flattened) into ``out``; a
+                            hidden-information game builds it from ``observe``'s view alone
+``redraw_start(s, rng,      draws the random parts of a start position (a deal, an opening) into
+code)``                     ``s``, a copy of a start of its variant; ``code`` is the game's
+                            ``start_code`` (what the record does not hold); no-op without any
 ==========================  =====================================================================
 
 A module may also provide ``move_capacity(s)``: the most legal moves of any state of ``s``'s
@@ -83,6 +89,8 @@ __all__ = [
     "FIRST_GAME_REASON",
     "observe",
     "sample_world",
+    "write_observation",
+    "redraw_start",
     "max_moves",
     "move_bound",
     "new_states",
@@ -104,6 +112,8 @@ _REQUIRED = (
     "heuristic",
     "state_hash",
     "illegal_reason",
+    "write_observation",
+    "redraw_start",
 )
 
 #: ``illegal_reason`` codes shared by every game; each game numbers its own from FIRST_GAME_REASON.
@@ -282,6 +292,26 @@ def sample_world(view, rng, world):
 def _sample_world(view, rng, world):
     impl = kernels_for(view).sample_world
     return lambda view, rng, world: impl(view, rng, world)
+
+
+def write_observation(s, player, out):
+    return kernels_for(s).write_observation(s, player, out)
+
+
+@overload(write_observation)
+def _write_observation(s, player, out):
+    impl = kernels_for(s).write_observation
+    return lambda s, player, out: impl(s, player, out)
+
+
+def redraw_start(s, rng, code):
+    return kernels_for(s).redraw_start(s, rng, code)
+
+
+@overload(redraw_start)
+def _redraw_start(s, rng, code):
+    impl = kernels_for(s).redraw_start
+    return lambda s, rng, code: impl(s, rng, code)
 
 
 def max_moves(s):

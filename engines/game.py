@@ -235,6 +235,108 @@ class Game:
         self._init_record(buf[0], None if seed is None else int(seed))
         return State(self, buf, None if seed is None else int(seed))
 
+    # -- learning: actions and observations -----------------------------------------------------
+
+    @property
+    def action_space(self):
+        """This variant's :class:`engines.actions.ActionSpace` (built once, then kept)."""
+        space = self.__dict__.get("_action_space")
+        if space is None:
+            from engines.actions import ActionSpace
+
+            space = ActionSpace.from_moves(self._action_moves(), self.move_bound)
+            self.__dict__["_action_space"] = space
+        return space
+
+    @property
+    def num_actions(self) -> int:
+        """The number of actions of this variant: every move of any position is one action in
+        ``0..num_actions-1`` (see :meth:`action_of`).
+
+        Example:
+            >>> import engines
+            >>> engines.make("kalah").num_actions, engines.make("dominoes").num_actions
+            (6, 58)
+        """
+        return self.action_space.num_actions
+
+    def action_of(self, move: int) -> int:
+        """The action index of move id ``move``.
+
+        Raises:
+            ValueError: ``move`` is no move of this variant.
+        """
+        from engines.actions import move_to_action
+
+        action = int(move_to_action(int(move), *self.action_space.tables()[1:]))
+        if action < 0:
+            raise ValueError(f"move {move} is no move of {self.name}; moves are the ids legal_moves() gives")
+        return action
+
+    def actions_of(self, moves) -> np.ndarray:
+        """The action indices of a sequence of move ids (int64 array; ValueError if one has none)."""
+        from engines.actions import actions_of_moves
+
+        moves = np.asarray(moves, dtype=np.int64)
+        out = np.empty(len(moves), np.int64)
+        actions_of_moves(moves, *self.action_space.tables()[1:], out)
+        if (out < 0).any():
+            raise ValueError(f"move {int(moves[np.argmax(out < 0)])} is no move of {self.name}")
+        return out
+
+    def move_of(self, action: int) -> int:
+        """The move id of action index ``action``.
+
+        Raises:
+            ValueError: ``action`` is not in ``0..num_actions-1``.
+        """
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
+            raise ValueError(f"action must be an integer from 0 to {self.num_actions - 1}, not {action!r}")
+        return int(self.action_space.moves[action])
+
+    def legal_action_mask(self, state: "State") -> np.ndarray:
+        """bool[num_actions]: True at the actions of ``state``'s legal moves."""
+        from engines.actions import write_action_mask
+
+        mask = np.zeros((1, self.num_actions), np.bool_)
+        moves = np.empty(self.kernels.MAX_MOVES, np.int64)
+        if write_action_mask(state.data, moves, *self.action_space.tables()[1:], mask, 0) < 0:
+            raise RuntimeError(f"{self.name}: a legal move has no action (the action table is incomplete)")
+        return mask[0]
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """The shape of :meth:`observation` for this variant (float32)."""
+        raise NotImplementedError
+
+    def observation(self, state: "State", player: int | None = None) -> np.ndarray:
+        """``player``'s observation tensor of ``state`` (the player to move by default; at the end,
+        player 0): float32 of :attr:`observation_shape`, documented plane by plane in each game's
+        ``write_observation`` kernel. A hidden-information game builds it from the player's view.
+
+        Raises:
+            ValueError: ``player`` is not 0 or 1, or ``state`` is another player's view.
+        """
+        if player is None:
+            player = state.viewer if state.viewer is not None else (0 if state.is_terminal() else state.current_player)
+        if player not in (0, 1) or isinstance(player, bool):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        if state.viewer is not None and state.viewer != player:
+            raise ValueError(f"this is {self.player_names[state.viewer]}'s view: it has no other player's observation")
+        out = np.zeros(int(np.prod(self.observation_shape)), np.float32)
+        self.kernels.write_observation(state.data, player, out)
+        return out.reshape(self.observation_shape)
+
+    @property
+    def start_code(self) -> int:
+        """What ``redraw_start`` needs beyond the state record to draw a new start (an opening
+        rule); 0 where nothing."""
+        return 0
+
+    def _action_moves(self) -> np.ndarray:
+        """The move id of every action, in action order (every move any position can have)."""
+        raise NotImplementedError
+
     # -- to implement --------------------------------------------------------------------------
 
     def _init_record(self, record, seed: int | None) -> None:
@@ -446,6 +548,18 @@ class State:
         for move in moves:
             self.apply(move)
         return self
+
+    def legal_actions(self) -> list[int]:
+        """The legal moves as action indices (see :meth:`Game.action_of`), in move order."""
+        return self.game.actions_of(self.legal_moves()).tolist()
+
+    def legal_action_mask(self) -> np.ndarray:
+        """bool[num_actions]: True at the legal actions (:meth:`Game.legal_action_mask`)."""
+        return self.game.legal_action_mask(self)
+
+    def observation(self, player: int | None = None) -> np.ndarray:
+        """``player``'s observation tensor (:meth:`Game.observation`)."""
+        return self.game.observation(self, player)
 
     def outcome(self) -> float | None:
         """Player 0's result at the end (1 win, 0 draw, -1 loss), None while the game goes on."""

@@ -63,6 +63,8 @@ def check_position(state, invariant=None):
     check_illegal_reasons(state)
     if invariant is not None:
         invariant(state)
+    check_actions(state, moves)
+    check_observations(state)
     if not game.perfect_information:
         check_views(state)
 
@@ -101,6 +103,35 @@ def check_illegal_reasons(state, sample=256):
             assert words and "\n" not in words, words
 
 
+def check_actions(state, moves):
+    """The action mapping is a bijection on the legal moves: each legal move has its own action in
+    ``0..num_actions-1``, which maps back to the move, and the legal-action mask is exactly the
+    set of those actions."""
+    game = state.game
+    actions = state.legal_actions()
+    assert len(set(actions)) == len(actions), "two legal moves share an action"
+    assert all(0 <= a < game.num_actions for a in actions)
+    assert [game.move_of(a) for a in actions] == moves, "move -> action -> move is not the identity"
+    assert [game.action_of(m) for m in moves] == actions
+    mask = state.legal_action_mask()
+    assert mask.dtype == np.bool_ and mask.shape == (game.num_actions,)
+    assert np.flatnonzero(mask).tolist() == sorted(actions), "the mask is not the legal moves"
+
+
+def check_observations(state):
+    """Each player's observation has the variant's shape, is float32, finite, deterministic and
+    leaves the state unchanged."""
+    game = state.game
+    before = state.buffer.tobytes()
+    for player in (0, 1):
+        obs = state.observation(player)
+        assert obs.dtype == np.float32 and obs.shape == game.observation_shape
+        assert np.isfinite(obs).all()
+        assert np.array_equal(obs, state.observation(player)), "observation is not deterministic"
+    assert state.buffer.tobytes() == before, "observing changed the state"
+    assert np.array_equal(state.observation(), state.observation(state.current_player))
+
+
 def check_views(state, samples=2):
     """Hidden information: each player's view hides nothing it should show (the mover's legal
     moves, the render), and every world sampled from a view is a true state that shows the same
@@ -122,6 +153,14 @@ def check_views(state, samples=2):
             assert kernels.sample_world(view.data, rng, world[0]), "no world is consistent with a true view"
             kernels.observe(world[0], player, again[0])
             assert again.tobytes() == view.buffer.tobytes(), "a sampled world shows a different view"
+            # Nothing hidden leaks into the observation: a world that shows the same view gives
+            # the same observation as the true state (and as the view itself).
+            seen = np.zeros(int(np.prod(state.game.observation_shape)), np.float32)
+            kernels.write_observation(world[0], player, seen)
+            assert np.array_equal(seen.reshape(state.game.observation_shape), state.observation(player)), (
+                "two worlds with one view give different observations"
+            )
+        assert np.array_equal(view.observation(), state.observation(player))
 
 
 def play_random_game(game, seed, move_seed, invariant=None, check=True):

@@ -59,7 +59,7 @@ def test_specs_make_agents_with_typed_parameters():
 @pytest.mark.parametrize(
     "spec,message",
     [
-        ("mtcs", "unknown agent 'mtcs'; available: random, greedy, minimax, alphabeta, mcts, pimc, ismcts, cheat"),
+        ("mtcs", "unknown agent 'mtcs'; available: random, greedy, minimax, alphabeta, mcts, pimc, ismcts, cheat, td-kalah"),
         ("mcts:iters=5", "mcts has no parameter 'iters'; parameters: iterations, time, c"),
         ("mcts:iterations=0", "iterations=0 is out of range"),
         ("mcts:iterations=lots", "iterations='lots' is not valid"),

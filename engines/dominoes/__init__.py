@@ -14,6 +14,9 @@ Moves          ``2 * tile + end`` (end 0 left, 1 right), ``MOVE_DRAW`` = 110, ``
                ``6-4`` for the lead or when the tile has one move, ``draw``, ``pass``; read
                case-insensitively, ``4-6 left``, ``6:4r`` and ``64R`` too. When both ends show the
                same number a tile has one move, written with ``L``.
+Actions        the move ids themselves, draw and pass after the tiles: ``2 * n_tiles + 2`` (58 for
+               the double six), one fewer in the block game. Observation ``(4 * n_tiles + 6,)``
+               float32 from the player's view only: see ``kernels.write_observation``.
 Returns        1 / 0 / -1 by tiles in hand at the end (an empty hand wins); ``score`` is player 0's
                pip margin (player 1's pips in hand minus player 0's).
 Information    Players see their own hand, the line, the counts of the other hand and of the
@@ -145,6 +148,20 @@ fits only one way.{draw_words}"""
                 f"{self.name}: hand_size={self.params['hand_size']} is too large for the double-"
                 f"{self.params['max_pips']} set of {self.n_tiles} tiles; allowed: at most {self.n_tiles // 2}"
             )
+
+    @property
+    def observation_shape(self):
+        """``(4 * n_tiles + 6,)``: tile planes and counts from the player's view
+        (``kernels.write_observation``)."""
+        return (4 * self.n_tiles + kernels.OBSERVATION_SCALARS,)
+
+    def _action_moves(self):
+        # The move ids are dense already: tile and end, then draw (the draw game) and pass.
+        moves = list(range(2 * self.n_tiles))
+        if self.params["drawing"]:
+            moves.append(kernels.MOVE_DRAW)
+        moves.append(kernels.MOVE_PASS)
+        return np.array(moves, dtype=np.int64)
 
     def _init_record(self, record, seed):
         p = self.params

@@ -1000,3 +1000,52 @@ def count_worlds(view):
     rng = np.zeros(1, np.uint64)
     unused = np.empty(1, STATE_DTYPE)
     return _worlds(view, rng, unused[0], False)
+
+
+# ----------------------------------------------------------------------------------------------
+# Learning: the observation tensor and the restart of a finished game.
+
+OBSERVATION_SCALARS = 6
+
+
+@kernel
+def write_observation(s, player, out):
+    """``player``'s view as ``out: float32[4 * n_tiles + 6]``, built from :func:`observe`'s view
+    alone (so nothing hidden can leak): four planes over the tiles (tile ids as ranks, see the
+    module docstring): 0 the player's hand, 1 the tiles on the line, 2 the tiles that fit the left
+    end, 3 the tiles that fit the right end (2 and 3 empty before the lead); then six numbers: the
+    player's tile count, the opponent's, the tiles left in the boneyard, 1 if the player is to
+    move, 1 before the lead, the consecutive passes."""
+    buf = np.empty(1, STATE_DTYPE)
+    view = buf[0]
+    observe(s, player, view)
+    n = np.int64(view["n_tiles"])
+    m = view["max_pips"]
+    on_line = _U0
+    for i in range(view["ply"]):
+        move = np.int64(view["history"][i])
+        if move < MOVE_DRAW:
+            on_line |= _bit(move >> 1)
+    hand = view["hands"][player]
+    left = view["ends"][0]
+    right = view["ends"][1]
+    fit_left = PIP_MASK[m, left] if left >= 0 else _U0
+    fit_right = PIP_MASK[m, right] if right >= 0 else _U0
+    for t in range(n):
+        bit = _bit(t)
+        out[t] = np.float32(1.0) if hand & bit else np.float32(0.0)
+        out[n + t] = np.float32(1.0) if on_line & bit else np.float32(0.0)
+        out[2 * n + t] = np.float32(1.0) if fit_left & bit else np.float32(0.0)
+        out[3 * n + t] = np.float32(1.0) if fit_right & bit else np.float32(0.0)
+    out[4 * n] = np.float32(view["counts"][player])
+    out[4 * n + 1] = np.float32(view["counts"][1 - player])
+    out[4 * n + 2] = np.float32(view["boneyard_size"] - view["drawn"])
+    out[4 * n + 3] = np.float32(1.0) if view["to_move"] == player else np.float32(0.0)
+    out[4 * n + 4] = np.float32(1.0) if left < 0 else np.float32(0.0)
+    out[4 * n + 5] = np.float32(view["passes"])
+
+
+@kernel
+def redraw_start(s, rng, code):
+    """A new deal in ``s`` (a copy of a start of its variant) drawn from ``rng``; ``code`` unused."""
+    init_state(s, np.int64(s["max_pips"]), np.int64(s["hand_size"]), np.int64(s["drawing"]), np.int64(s["block_rule"]), rng)

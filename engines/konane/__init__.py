@@ -14,6 +14,10 @@ Moves          ``c3-c5`` (a jump), ``c3-c5-c7`` or ``c3-c7`` (a double jump: eve
                the left, rows 1.. from the bottom, as drawn by ``render``. Ids: see
                ``engines.konane.kernels``; ``game.legal_move_list(state)`` lists the legal moves
                for a person, by stone.
+Actions        by start point: each direction and length of a straight jump (145 on
+               text 003's 6x6), or every path a stone could take with ``turning_jumps``;
+               the classic opening's removals; ``pass``. Observation ``(6, size, size)``
+               float32: see ``kernels.write_observation``.
 Returns        by captures (text 003): 1 / 0 / -1 by stones captured, ``score`` is black's captures
                minus white's; or under normal play (classic) -1 for the player who cannot jump on
                their turn (``score`` still the capture difference).
@@ -134,6 +138,43 @@ A move jumps one of your stones over an adjacent opponent stone (left, right, up
 diagonally) into the empty point just beyond, capturing it. The same stone may jump again and may
 stop after any jump. Write a move as its start and landing points, e.g. c3-c5 or c3-c5-c7 (c3-c7
 for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
+
+    @property
+    def observation_shape(self):
+        """``(6, size, size)``: planes over the points (``kernels.write_observation``)."""
+        size = self.params["size"]
+        return (kernels.OBSERVATION_PLANES, size, size)
+
+    @property
+    def start_code(self):
+        return _OPENINGS[self.params["opening"]]
+
+    def _action_moves(self):
+        # By start point (a1, b1, ..., row by row): straight jumps by direction and length that
+        # stay on the board, or with turning jumps every path the stone could ever take (its
+        # lattice empty, every point between holding an opponent stone); then the classic
+        # opening's removals, then the pass (capture scoring only: normal play has none).
+        size = self.params["size"]
+        squares = [8 * row + col for row in range(size) for col in range(size)]
+        moves = []
+        if self.params["turning_jumps"]:
+            out = np.empty(kernels.MAX_MOVES, np.int64)
+            for sq in squares:
+                n = kernels.jump_paths(size, sq, out)
+                moves.extend(out[:n].tolist())
+        else:
+            steps = ((1, 0), (0, 1), (-1, 0), (0, -1))  # (column, row) of each direction
+            for sq in squares:
+                row, col = divmod(sq, 8)
+                for d, (dc, dr) in enumerate(steps):
+                    for k in range(1, 4):
+                        if 0 <= col + 2 * k * dc < size and 0 <= row + 2 * k * dr < size:
+                            moves.append(sq | d << 6 | (k - 1) << 8)
+        if self.params["opening"] == "classic":
+            moves.extend(kernels.REMOVE_BASE + sq for sq in squares)
+        if self.params["scoring"] == "captures":
+            moves.append(kernels.PASS)
+        return np.array(moves, dtype=np.int64)
 
     def _init_record(self, record, seed):
         p = self.params

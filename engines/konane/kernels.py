@@ -619,3 +619,60 @@ def state_hash(s):
         | (np.uint64(s["scoring"]) << np.uint64(56))
     )
     return mix64(h ^ tail)
+
+
+# ----------------------------------------------------------------------------------------------
+# Learning: the observation tensor, the restart of a finished game and the action table.
+
+OBSERVATION_PLANES = 6
+
+
+@kernel(inline="always")
+def write_observation(s, player, out):
+    """``player``'s view as ``out: float32[6 * size * size]`` (shape ``(6, size, size)``
+    flattened; rows from the top as ``render`` draws them, columns from the left), planes: 0 the
+    player's stones, 1 the opponent's stones, 2 the empty points, 3 ones if the player is Black,
+    4 ones while the classic opening's removals are played, 5 the capture margin (the player's
+    captures minus the opponent's) over the number of points."""
+    size = np.int64(s["size"])
+    area = size * size
+    own = s["stones"][player]
+    opp = s["stones"][1 - player]
+    empty = _empty(s)
+    black = np.float32(1.0) if player == BLACK else np.float32(0.0)
+    opening = np.float32(1.0) if s["phase"] != PHASE_PLAY else np.float32(0.0)
+    margin = np.float32((np.int64(s["captures"][player]) - np.int64(s["captures"][1 - player])) / area)
+    for i in range(size):
+        row = size - 1 - i
+        for col in range(size):
+            bit = _U1 << np.uint64(8 * row + col)
+            k = i * size + col
+            out[k] = np.float32(1.0) if own & bit else np.float32(0.0)
+            out[area + k] = np.float32(1.0) if opp & bit else np.float32(0.0)
+            out[2 * area + k] = np.float32(1.0) if empty & bit else np.float32(0.0)
+            out[3 * area + k] = black
+            out[4 * area + k] = opening
+            out[5 * area + k] = margin
+
+
+@kernel
+def redraw_start(s, rng, code):
+    """A new start in ``s`` (a copy of a start of its variant) with the opening ``code``
+    (OPENING_*) drawn from ``rng``."""
+    init_state(s, np.int64(s["size"]), np.int64(s["turning"]), np.int64(s["scoring"]), code, rng)
+
+
+@kernel
+def jump_paths(size, start, out):
+    """Every turning jump path that a stone on ``start`` could ever take on a ``size`` board
+    (writes move ids into ``out``, returns the count): the paths of that stone alone among the
+    points of its lattice (the points an even number of rows and columns away), every other point
+    holding an opponent stone, which is the position with the most paths (see MAX_MOVES)."""
+    board = BB_BOARD[size]
+    lattice = _U0
+    for sq in range(64):
+        if ((sq >> 3) - (start >> 3)) % 2 == 0 and ((sq & 7) - (start & 7)) % 2 == 0:
+            lattice |= _U1 << np.uint64(sq)
+    lattice &= board
+    own = _U1 << np.uint64(start)
+    return _turning_moves(own, board & ~lattice, lattice & ~own, out)

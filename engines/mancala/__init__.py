@@ -9,6 +9,8 @@ Players        South (player 0, lower row, moves first) and North (player 1).
 Moves          a pit of the mover's row, ids 0..pits-1 counted from the mover's left; written as
                a letter ``a``..``h`` (``a`` is the mover's leftmost pit). Letters, not numbers, so
                that a number typed at ``arena play`` always picks from the listed moves.
+Actions        ``num_actions = pits``: the action is the move id. Observation ``(2, pits + 1)``
+               float32: see ``kernels.write_observation``.
 Returns        1 / 0 / -1 by stores at the end; ``score`` is South's store minus North's.
 Presets        ``mancala`` (text 004: ``capture="opposite"``) and ``kalah`` (``capture="kalah"``).
 Parameters     ``pits`` 1..8 (6), ``seeds`` 1..10 (4), ``capture`` ``"opposite"`` | ``"kalah"``,
@@ -70,6 +72,16 @@ your letters are printed on your side of the board."""
         p = self.params
         capture = kernels.CAPTURE_KALAH if p["capture"] == "kalah" else kernels.CAPTURE_OPPOSITE
         kernels.init_state(record, p["pits"], p["seeds"], capture, int(p["empty_capture"]))
+
+    @property
+    def observation_shape(self):
+        """``(2, pits + 1)``: the observer's pits (from their left) and store, then the
+        opponent's pits (from the opponent's left) and store (``kernels.write_observation``)."""
+        return (2, self.params["pits"] + 1)
+
+    def _action_moves(self):
+        # A move is a pit of the mover's row counted from the mover's left: action = move.
+        return np.arange(self.params["pits"], dtype=np.int64)
 
     def position(self, south, north, stores=(0, 0), to_move=0):
         """A set-up position: seeds per pit for South and North (each from its owner's left).

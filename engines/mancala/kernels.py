@@ -247,3 +247,28 @@ def pit_counts(s) -> tuple[list[int], list[int]]:
     pits = int(s["pits"])
     rows = [int(s["rows"][p]) for p in (0, 1)]
     return tuple([(rows[p] >> (8 * j)) & 0xFF for j in range(pits)] for p in (0, 1))
+
+
+# ----------------------------------------------------------------------------------------------
+# Learning: the observation tensor and the restart of a finished game.
+
+
+@kernel(inline="always")
+def write_observation(s, player, out):
+    """``player``'s view of the board as ``out: float32[2 * (pits + 1)]`` (shape ``(2, pits + 1)``
+    flattened): row 0 the player's pits from their left, then their store; row 1 the opponent's
+    pits from the opponent's left, then the opponent's store. Seed counts, unscaled."""
+    pits = np.int64(s["pits"])
+    mine = s["rows"][player]
+    theirs = s["rows"][1 - player]
+    for j in range(pits):
+        out[j] = np.float32(_pit(mine, j))
+        out[pits + 1 + j] = np.float32(_pit(theirs, j))
+    out[pits] = np.float32(s["stores"][player])
+    out[2 * pits + 1] = np.float32(s["stores"][1 - player])
+
+
+@kernel(inline="always")
+def redraw_start(s, rng, code):
+    """Draws the random parts of a start position copied into ``s``: Mancala has none."""
+    return None

@@ -12,6 +12,9 @@ Players        White (player 0, places first) and Black (player 1).
 Moves          one id = (from or placement, to, shot or none); written with the points named as on
                the drawn board (columns a-g, rows 1-7): ``d6`` places, ``a7-d7`` slides or flies,
                ``a7-d7xg7`` and ``d6xg1`` also shoot the cow on g7 / g1.
+Actions        every (from or placement, to, shot or none) the variant's rules allow, in id order:
+               13,272 actions with flying on, fewer without. Observation ``(8, 24)`` float32:
+               see ``kernels.write_observation``.
 Returns        the player to move loses with two cows left (cows in hand count) or no legal move;
                draws by the three-cow rule (text 000), the optional no-shot rule and the ply cap
                (a bound for machines, end reason ``"ply cap"``). ``score`` is White's cows minus
@@ -199,6 +202,27 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
                 f"{self.name}: with neither no_shot_draw_plies nor max_plies a game could go on for ever; "
                 "set max_plies (the ply cap)"
             )
+
+    @property
+    def observation_shape(self):
+        """``(8, 24)``: planes over the points (``kernels.write_observation``)."""
+        return (kernels.OBSERVATION_PLANES, board.N_POINTS)
+
+    def _action_moves(self):
+        # Every (from, to, shot) a rule allows: placements to any point, slides to a neighbour
+        # (any point when flying is on), a shot of any point but the two the move uses, or none.
+        near = board.neighbours(self.params["diagonals"])
+        moves = []
+        for frm in range(kernels.PLACE + 1):
+            if frm == kernels.PLACE or self.params["flying"]:
+                targets = [to for to in range(board.N_POINTS) if to != frm]
+            else:
+                targets = near[frm]
+            for to in targets:
+                for shot in range(kernels.NO_SHOT + 1):
+                    if shot != to and (shot != frm or frm == kernels.PLACE):
+                        moves.append(frm * 1024 + to * 32 + shot)
+        return np.array(moves, dtype=np.int64)
 
     def _init_record(self, record, seed):
         p = self.params

@@ -538,3 +538,53 @@ def state_hash(s):
     if s["max_plies"] > 0:
         h = mix64(h ^ np.uint64(s["plies"]))
     return h
+
+
+# ----------------------------------------------------------------------------------------------
+# Learning: the observation tensor and the restart of a finished game.
+
+OBSERVATION_PLANES = 8
+
+
+@kernel(inline="always")
+def write_observation(s, player, out):
+    """``player``'s view as ``out: float32[8 * 24]`` (shape ``(8, 24)`` flattened, points in
+    board order), planes: 0 the player's cows, 1 the opponent's cows, 2 the player's cows in hand
+    (the count on every point), 3 the opponent's cows in hand, 4 the points of the player's mills
+    that ``no_immediate_remill`` keeps from counting on their next move, 5 the same for the
+    opponent, 6 the no-shot counter over its limit (0 when the rule is off), 7 the plies played
+    over the ply cap (0 without a cap)."""
+    d = np.int64(s["diagonals"])
+    own = s["cows"][player]
+    opp = s["cows"][1 - player]
+    blocked_own = _U0
+    blocked_opp = _U0
+    for m in range(N_MILLS):
+        if (np.uint64(s["blocked"][player]) >> np.uint64(m)) & _U1:
+            blocked_own |= MILL_MASKS[d, m]
+        if (np.uint64(s["blocked"][1 - player]) >> np.uint64(m)) & _U1:
+            blocked_opp |= MILL_MASKS[d, m]
+    hand_own = np.float32(s["in_hand"][player])
+    hand_opp = np.float32(s["in_hand"][1 - player])
+    no_shot = np.float32(0.0)
+    if s["no_shot_limit"] > 0:
+        no_shot = np.float32(s["no_shot"] / s["no_shot_limit"])
+    plies = np.float32(0.0)
+    if s["max_plies"] > 0:
+        plies = np.float32(s["plies"] / s["max_plies"])
+    for p in range(24):
+        bit = BIT[p]
+        out[p] = np.float32(1.0) if own & bit else np.float32(0.0)
+        out[24 + p] = np.float32(1.0) if opp & bit else np.float32(0.0)
+        out[48 + p] = hand_own
+        out[72 + p] = hand_opp
+        out[96 + p] = np.float32(1.0) if blocked_own & bit else np.float32(0.0)
+        out[120 + p] = np.float32(1.0) if blocked_opp & bit else np.float32(0.0)
+        out[144 + p] = no_shot
+        out[168 + p] = plies
+
+
+@kernel(inline="always")
+def redraw_start(s, rng, code):
+    """Draws the random parts of a start position copied into ``s``: Morabaraba has none."""
+    return None
