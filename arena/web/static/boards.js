@@ -56,8 +56,8 @@ function drawMancala(view, opts) {
       const letter = String.fromCharCode(97 + i), token = `pit-${player}-${letter}`;
       const shape = { tag: "circle", attrs: { cx, cy, r: 40 } };
       el("circle", { cx, cy, r: 40, fill: "#8a5a2b" }, svg);
-      marks(svg, token, shape, opts);
       el("text", { x: cx, y: cy + 13, "text-anchor": "middle", "font-size": 36, fill: "#fff", "font-weight": 700, "pointer-events": "none" }, svg, b.pits[player][i]);
+      marks(svg, token, shape, opts);
       el("text", { x: cx, y: player === 0 ? 265 : 48, "text-anchor": "middle", "font-size": 16, fill: "#f3e3c8", "pointer-events": "none" }, svg, letter);
       hit(svg, token, shape, opts);
     }
@@ -90,9 +90,9 @@ function drawMorabaraba(view, opts) {
   b.point_names.forEach((name, p) => {
     const [cx, cy] = pointXY(name), owner = b.points[p];
     const shape = { tag: "circle", attrs: { cx, cy, r: 27 } };
-    marks(svg, name, shape, opts);
     if (owner === null) el("circle", { cx, cy, r: 8, fill: "#5a4128" }, svg);
     else el("circle", { cx, cy, r: 24, fill: PIECE[owner].fill, stroke: PIECE[owner].stroke, "stroke-width": 3, class: `cow cow-${owner}` }, svg);
+    marks(svg, name, shape, opts);
     hit(svg, name, shape, opts);
   });
   for (let player = 0; player < 2; player++) {
@@ -116,12 +116,12 @@ function drawKonane(view, opts) {
       const name = String.fromCharCode(97 + c) + (n - r), cx = 30 + c * S + S / 2, cy = 10 + r * S + S / 2;
       const shape = { tag: "circle", attrs: { cx, cy, r: S * 0.42 } };
       el("circle", { cx, cy, r: 7, fill: "#8a5a2b" }, svg);
-      marks(svg, name, shape, opts);
       const cell = b.grid[r][c];
       if (cell !== ".") {
         const owner = cell === "B" ? 0 : 1;
         el("circle", { cx, cy, r: S * 0.36, fill: PIECE[owner].fill, stroke: PIECE[owner].stroke, "stroke-width": 3, class: `stone stone-${owner}` }, svg);
       }
+      marks(svg, name, shape, opts);
       hit(svg, name, shape, opts);
     }
   }
@@ -170,8 +170,8 @@ function drawDominoes(view, opts) {
       if (tiles) {
         const [p, q] = tiles[i].split("-").map(Number), token = `tile-${tiles[i]}`;
         const shape = { tag: "rect", attrs: { x: x - 3, y: y - 3, width: 46, height: 86, rx: 8 } };
-        marks(svg, token, shape, opts);
         drawTile(svg, x, y, p, q, true, { class: "hand-tile", "data-tile": tiles[i] });
+        marks(svg, token, shape, opts);
         if (player === view.human || view.human === null) hit(svg, token, shape, opts);
       } else {
         el("rect", { x, y, width: 40, height: 80, rx: 6, fill: "#7a2e1f", stroke: "#fff", "stroke-width": 2, class: "hidden-tile" }, svg);
