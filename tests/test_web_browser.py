@@ -88,6 +88,8 @@ def play_move(page, move):
     """Clicks ``move`` (an entry of the view's moves) and waits for the agent's reply."""
     ply = page.evaluate("ui.view.board.ply")
     for token in move["clicks"]:
+        if page.evaluate(f"ui.busy || ui.view.board.ply > {ply}"):
+            break  # played already (a Dominoes tile that fits one end only goes there at once)
         click(page, token)
     page.wait_for_function(f"ui.view.board.ply > {ply} && ({READY})")
 

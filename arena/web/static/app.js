@@ -187,7 +187,7 @@ function render() {
 
 function onBoardClick(event) {
   const node = event.target.closest("[data-click]");
-  if (!node || !ui.view || ui.replay) return;
+  if (!node || !ui.view || ui.replay || ui.busy) return;  // busy: a move is on its way
   const token = node.dataset.click;
   const view = ui.view;
   if (!view.moves.length) {
@@ -240,6 +240,7 @@ async function explain(clicks) {
 
 async function sendMove(name) {
   ui.busy = true;
+  ui.prefix = [];
   say("");
   try {
     show(await api("POST", `/api/games/${ui.view.id}/move`, { move: name }));
