@@ -252,3 +252,42 @@ def test_a_tournament_run_is_shown_and_replayed(page, tmp_path):
     page.click("#replay-last")
     assert page.locator("#result").text_content()
     page.screenshot(path=str(tmp_path / "run-replay.png"), full_page=True)
+
+
+def test_a_konane_multi_jump_by_clicks_and_stop_here(page, tmp_path):
+    rng = random.Random(4)
+    for seed in range(30):
+        new_game(page, "konane", seed=seed)
+        while page.evaluate("ui.view.result") is None:
+            moves = page.evaluate("ui.view.moves")
+            names = {m["name"] for m in moves}
+            double = [m for m in moves if len(m["clicks"]) == 3 and "-".join(m["clicks"][:2]) in names]
+            if double:
+                break
+            play_move(page, rng.choice(moves))
+        else:
+            continue
+        break
+    else:
+        pytest.fail("no double jump in 30 games")
+    move = double[0]
+    ply = page.evaluate("ui.view.board.ply")
+    click(page, move["clicks"][0])
+    click(page, move["clicks"][1])  # a complete jump that may go on: the page asks
+    assert page.locator("#stop-here").is_visible()
+    assert move["clicks"][2] in page.evaluate("[...nextClicks()]")
+    page.screenshot(path=str(tmp_path / "konane-multi-jump.png"))
+    page.keyboard.press("Escape")  # starts the move again
+    assert page.evaluate("ui.prefix") == [] and page.locator("#stop-here").is_hidden()
+    click(page, move["clicks"][0])
+    click(page, move["clicks"][1])
+    page.click("#stop-here")
+    page.wait_for_function(f"ui.view.board.ply > {ply}")
+    assert page.evaluate(f"ui.view.log[{ply}].move") == "-".join(move["clicks"][:2])
+    page.wait_for_function(READY)
+    page.click("#undo")
+    page.wait_for_function(f"ui.view.board.ply === {ply}")
+    for token in move["clicks"]:
+        click(page, token)
+    page.wait_for_function(f"ui.view.board.ply > {ply}")
+    assert page.evaluate(f"ui.view.log[{ply}].move") == move["name"]

@@ -56,8 +56,8 @@ function drawMancala(view, opts) {
       const letter = String.fromCharCode(97 + i), token = `pit-${player}-${letter}`;
       const shape = { tag: "circle", attrs: { cx, cy, r: 40 } };
       el("circle", { cx, cy, r: 40, fill: "#8a5a2b" }, svg);
-      el("text", { x: cx, y: cy + 13, "text-anchor": "middle", "font-size": 36, fill: "#fff", "font-weight": 700, "pointer-events": "none" }, svg, b.pits[player][i]);
       marks(svg, token, shape, opts);
+      el("text", { x: cx, y: cy + 13, "text-anchor": "middle", "font-size": 36, fill: "#fff", "font-weight": 700, "pointer-events": "none" }, svg, b.pits[player][i]);
       el("text", { x: cx, y: player === 0 ? 265 : 48, "text-anchor": "middle", "font-size": 16, fill: "#f3e3c8", "pointer-events": "none" }, svg, letter);
       hit(svg, token, shape, opts);
     }
@@ -118,8 +118,9 @@ function drawKonane(view, opts) {
       el("circle", { cx, cy, r: 7, fill: "#8a5a2b" }, svg);
       const cell = b.grid[r][c];
       if (cell !== ".") {
-        const owner = cell === "B" ? 0 : 1;
-        el("circle", { cx, cy, r: S * 0.36, fill: PIECE[owner].fill, stroke: PIECE[owner].stroke, "stroke-width": 3, class: `stone stone-${owner}` }, svg);
+        // The grid names colours (Black is player 0 here, unlike Morabaraba's White).
+        const look = cell === "B" ? PIECE[1] : PIECE[0], owner = cell === "B" ? 0 : 1;
+        el("circle", { cx, cy, r: S * 0.36, fill: look.fill, stroke: look.stroke, "stroke-width": 3, class: `stone stone-${owner}` }, svg);
       }
       marks(svg, name, shape, opts);
       hit(svg, name, shape, opts);
