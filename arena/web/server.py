@@ -472,13 +472,18 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
+class _Server(ThreadingHTTPServer):
+    # The standard library listens with a backlog of 5: a page's bursts and many players at
+    # once would see connections reset.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 def make_server(host: str = "127.0.0.1", port: int = 0, games: GameServer | None = None, quiet: bool = True) -> ThreadingHTTPServer:
     """A server bound to ``host:port`` (port 0: a free one; read ``server.server_port``), not yet
     serving: call ``serve_forever`` (tests run it in a thread)."""
     handler = type("BoundHandler", (Handler,), {"games": games or GameServer(), "quiet": quiet})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
-    return server
+    return _Server((host, port), handler)
 
 
 def serve(host: str = "127.0.0.1", port: int = 0, runs_dir: str = "arena-runs", open_browser: bool = True) -> int:
