@@ -172,6 +172,13 @@ def test_fifty_concurrent_games_lose_nothing_and_mix_nothing_up(server):
         assert record.replay().board()["outcome"] == view["board"]["outcome"]
 
 
+def test_a_random_side_comes_from_the_seed():
+    games = GameServer()
+    sides = {seed: games.new_game({"game": "kalah", "seats": [None, "random"], "seed": seed, "random_side": True})[1].human for seed in range(8)}
+    assert set(sides.values()) == {0, 1}
+    assert sides == {seed: random.Random(seed).randrange(2) for seed in range(8)}
+
+
 def test_abandoned_games_are_forgotten():
     games = GameServer(idle_seconds=0.0)
     first, _ = games.new_game({"game": "kalah", "seats": [None, "random"]})

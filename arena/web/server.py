@@ -5,8 +5,9 @@ Routes (every error is a 4xx with ``{"error": one line}``):
 - ``GET /`` and ``GET /static/<file>``: the page; only the files shipped in ``static/`` are
   served, looked up by name in a listing made at start (no path from a request touches the disk).
 - ``GET /api/catalog``: games, presets, parameters, agents and default opponents.
-- ``POST /api/games`` ``{game, params, seats: [spec or null, spec or null], seed}``: a new game
-  (``null`` is the person's seat; two specs make a spectator game); returns its view.
+- ``POST /api/games`` ``{game, params, seats: [spec or null, spec or null], seed, random_side}``:
+  a new game (``null`` is the person's seat; two specs make a spectator game; ``random_side``
+  swaps the seats or not by the seed); returns its view.
 - ``GET /api/games/<id>``: the view; ``POST /api/games/<id>/move`` ``{move}`` (notation) or
   ``{clicks}``; ``POST .../agent`` (the agent to move plays); ``POST .../hint``; ``POST .../undo``;
   ``GET .../record``: the game record (replays with ``arena replay``).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import secrets
 import threading
@@ -267,6 +269,10 @@ class GameServer:
             seed = secrets.randbelow(2**31)
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
             raise RequestError(400, "seed must be a non-negative integer")
+        if body.get("random_side"):
+            # The person's side drawn from the game's seed, as arena play --first random does.
+            if random.Random(seed).randrange(2) == 1:
+                seats = seats[::-1]
         try:
             game = engines.make(name, **params)
             if seats == [None, None]:
@@ -410,6 +416,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _route(self, method: str, path: str, body: dict) -> None:
         g = self.games
+        if method == "GET" and path == "/favicon.ico":
+            return self._send(b"", "image/x-icon", 204)
         if method == "GET" and path in ("/", "/index.html"):
             return self._file(g.static_files["index.html"])
         match = re.fullmatch(r"/static/([A-Za-z0-9_.-]+)", path)

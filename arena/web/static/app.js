@@ -82,11 +82,10 @@ async function newGame() {
   let seats;
   if (ui.tab === "watch") seats = [$("agent0").value.trim(), $("agent1").value.trim()];
   else {
-    let side = $("side-choice").value;
-    if (side === "random") side = String(Math.floor(Math.random() * 2));
-    seats = side === "0" ? [null, $("opponent").value.trim()] : [$("opponent").value.trim(), null];
+    const side = $("side-choice").value;  // "random": the server draws it from the seed
+    seats = side === "1" ? [$("opponent").value.trim(), null] : [null, $("opponent").value.trim()];
   }
-  const body = { game: $("game").value, params: chosenParams(), seats };
+  const body = { game: $("game").value, params: chosenParams(), seats, random_side: ui.tab === "play" && $("side-choice").value === "random" };
   if (seedText) body.seed = Number(seedText);
   try {
     ui.paused = false;
