@@ -291,3 +291,17 @@ def test_a_konane_multi_jump_by_clicks_and_stop_here(page, tmp_path):
         click(page, token)
     page.wait_for_function(f"ui.view.board.ply > {ply}")
     assert page.evaluate(f"ui.view.log[{ply}].move") == move["name"]
+
+
+def test_the_page_stays_live_while_the_agent_thinks(page):
+    new_game(page, "kalah", opponent="mcts:time=1.5", seed=3)
+    ply = page.evaluate("ui.view.board.ply")
+    click(page, "pit-0-b")  # no extra turn: the agent is to move
+    page.wait_for_function(f"ui.view.board.ply > {ply} && ui.view.agent_to_move")
+    assert "thinking" in page.locator("#status").text_content()
+    click(page, "pit-0-c")  # the page answers at once, while the search runs on the server
+    page.wait_for_function("document.querySelector('#message').textContent === 'Wait for your turn.'", timeout=1000)
+    assert page.evaluate("ui.view.agent_to_move")
+    page.wait_for_function(READY, timeout=30_000)
+    last = page.evaluate("ui.view.log[1]")
+    assert last["by"] == "mcts:time=1.5" and "simulations" in last["summary"]
