@@ -172,6 +172,13 @@ def test_fifty_concurrent_games_lose_nothing_and_mix_nothing_up(server):
         assert record.replay().board()["outcome"] == view["board"]["outcome"]
 
 
+def test_a_person_learns_the_deal_of_dominoes_only_at_the_end(server):
+    _, view = request(server, "POST", "/api/games", {"game": "dominoes", "seats": [None, "random"], "seed": 4})
+    assert view["seed"] is None and not view["record_ready"] and view["board"]["hands"][1] is None
+    status, answer = request(server, "GET", f"/api/games/{view['id']}/record")
+    assert status == 409 and "holds the deal" in answer["error"]
+
+
 def test_a_random_side_comes_from_the_seed():
     games = GameServer()
     sides = {seed: games.new_game({"game": "kalah", "seats": [None, "random"], "seed": seed, "random_side": True})[1].human for seed in range(8)}

@@ -91,6 +91,11 @@ class GameSession:
             return self.state
         return self.state.view(self.human)
 
+    def reveals_all(self) -> bool:
+        """True when the page may know everything (seed, record): nothing is hidden, nobody
+        plays in person, or the game is over."""
+        return self.game.perfect_information or self.human is None or self.state.is_terminal()
+
     def view(self, session_id: str) -> dict[str, Any]:
         state = self.state
         seen = self.seen_state()
@@ -103,7 +108,9 @@ class GameSession:
             "game": self.game.name,
             "family": self.game.family,
             "params": dict(self.game.params),
-            "seed": self.seed,
+            # The seed of a hidden-information game holds the deal: a person sees it at the end.
+            "seed": self.seed if self.reveals_all() else None,
+            "record_ready": self.reveals_all(),
             "seats": self.specs,
             "human": self.human,
             "board": board,
@@ -214,6 +221,8 @@ class GameSession:
         del self.log[length:]
 
     def record(self) -> str:
+        if not self.reveals_all():
+            raise RequestError(409, "the record of a game with hidden tiles is given at the end: it holds the deal")
         players = [spec or "human" for spec in self.specs]
         return self.state.record(players=players, finished=self.state.is_terminal()).to_json() + "\n"
 

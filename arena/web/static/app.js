@@ -166,7 +166,7 @@ function render() {
   $("hint").disabled = !myTurn || ui.busy;
   $("undo").disabled = !view.can_undo || ui.busy;
   $("step").disabled = !(view.agent_to_move && ui.paused);
-  $("record").hidden = false;
+  $("record").hidden = !view.record_ready;
   $("record").href = `/api/games/${view.id}/record`;
   const log = $("log");
   log.replaceChildren();
