@@ -1,4 +1,4 @@
-"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``, ``play``.
+"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``, ``play``, ``serve``.
 
 Every error a user can cause (an unknown game or agent, a bad parameter, a folder holding another
 run) ends the command with one line saying what was wrong and what is allowed, and status 2.
@@ -20,6 +20,7 @@ EXAMPLES = """examples:
   arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
   arena list
   arena play --game mancala --opponent mcts:iterations=20000
+  arena serve
 """
 
 
@@ -126,6 +127,18 @@ def _build_parser() -> argparse.ArgumentParser:
     from arena.play import add_play_parser
 
     add_play_parser(commands)
+
+    serve = commands.add_parser(
+        "serve",
+        help="play in the browser: a board you click, spectator games, finished runs",
+        description="Start a local web server with a page where you play any game against an "
+        "agent by clicking on the board, watch two agents play, or browse the tournament runs of "
+        "--runs. The address is printed and opened in a browser when one is available.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=_integer, default=0, help="port (default: a free one, printed)")
+    serve.add_argument("--runs", default="arena-runs", metavar="DIR", help="folder of tournament runs to show (default arena-runs)")
+    serve.add_argument("--no-browser", action="store_true", help="do not open a browser")
     return parser
 
 
@@ -292,6 +305,17 @@ def _cmd_replay(args) -> int:
     return 0
 
 
+def _cmd_serve(args) -> int:
+    from arena.web.server import serve
+
+    if not 0 <= args.port < 65536:
+        raise ValueError(f"--port must be from 0 to 65535, not {args.port}")
+    try:
+        return serve(args.host, args.port, args.runs, open_browser=not args.no_browser)
+    except OSError as error:
+        raise ValueError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from None
+
+
 #: Exit status after an interrupt (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
 #: Exit status when the reader of the output went away (128 + SIGPIPE), as for `git log | head`.
@@ -303,7 +327,7 @@ def main(argv=None) -> int:
     and status 2; an interrupt at any moment (start-up included) is one line and status 130."""
     words = sys.argv[1:] if argv is None else list(argv)
     # The command's name before the parser exists (building it imports numba: Ctrl-C may come then).
-    command = f"arena {words[0]}" if words and words[0] in ("run", "report", "list", "replay", "play") else "arena"
+    command = f"arena {words[0]}" if words and words[0] in ("run", "report", "list", "replay", "play", "serve") else "arena"
     try:
         try:
             args = _build_parser().parse_args(argv)
@@ -312,7 +336,7 @@ def main(argv=None) -> int:
         command = f"arena {args.command}"
         from arena.play import cmd_play
 
-        handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "play": cmd_play}
+        handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "play": cmd_play, "serve": _cmd_serve}
         return handlers[args.command](args)
     except ValueError as error:
         print(f"{command}: error: {error}", file=sys.stderr)

@@ -1,0 +1,215 @@
+"""The server of ``arena serve`` through HTTP: bad requests, path traversal, many games at once,
+forgotten games, and the click mapping of every game's moves."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import agents
+import engines
+from arena.cli import main
+from arena.web.clicks import clicks_text, move_clicks
+from arena.web.server import GameServer, make_server
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = make_server(games=GameServer(runs_dir="no-such-runs-folder"))
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+def request(server, method, path, body=None, raw=None, headers=None):
+    """(status, decoded JSON or text) of one request on a fresh connection."""
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=60)
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    conn.request(method, path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
+    response = conn.getresponse()
+    payload = response.read()
+    conn.close()
+    kind = response.getheader("Content-Type", "")
+    return response.status, json.loads(payload) if kind.startswith("application/json") else payload.decode()
+
+
+def test_catalog_lists_every_game_and_agent(server):
+    status, catalog = request(server, "GET", "/api/catalog")
+    assert status == 200
+    assert [g["name"] for g in catalog["games"]] == engines.available_games()
+    assert [a["name"] for a in catalog["agents"]] == agents.available_agents()
+
+
+@pytest.mark.parametrize(
+    "method, path, body, status, words",
+    [
+        ("POST", "/api/games", {"game": "chess"}, 400, "unknown game 'chess'"),
+        ("POST", "/api/games", {"game": "kalah", "params": {"pits": 99}}, 400, "pits=99 is out of range"),
+        ("POST", "/api/games", {"game": "kalah", "seats": ["random"]}, 400, "seats must be two entries"),
+        ("POST", "/api/games", {"game": "kalah", "seats": ["random", "nosuchagent"]}, 400, "nosuchagent"),
+        ("POST", "/api/games", {"game": "kalah", "seats": [None, "alphabeta:depth=x"]}, 400, "depth"),
+        ("POST", "/api/games", {"game": "dominoes", "seats": [None, "alphabeta"]}, 400, "pimc"),
+        ("POST", "/api/games", {"game": "dominoes", "seats": [None, "cheat"]}, 400, "hidden tiles"),
+        ("POST", "/api/games", {"game": "kalah", "seed": -1}, 400, "seed"),
+        ("GET", "/api/games/nosuchgame", None, 404, "no game 'nosuchgame'"),
+        ("POST", "/api/games/nosuchgame/move", {"move": "a"}, 404, "no game"),
+        ("GET", "/api/nothing", None, 404, "no route"),
+        ("DELETE", "/api/games", None, 501, None),
+    ],
+)
+def test_bad_requests_get_a_4xx_and_one_line(server, method, path, body, status, words):
+    got, answer = request(server, method, path, body)
+    assert got == status
+    if words:
+        assert words in answer["error"] and "\n" not in answer["error"]
+
+
+def test_malformed_bodies_and_moves(server):
+    assert request(server, "POST", "/api/games", raw=b"{not json")[0] == 400
+    assert request(server, "POST", "/api/games", raw=b"[1, 2]")[0] == 400
+    status, answer = request(server, "POST", "/api/games", raw=b"x" * 100_000)
+    assert status == 413 and "too large" in answer["error"]
+    _, view = request(server, "POST", "/api/games", {"game": "kalah", "seats": [None, "random"], "seed": 3})
+    game = f"/api/games/{view['id']}"
+    for body, words in [
+        ({"move": "zz"}, "zz"),
+        ({"move": ""}, "non-empty string"),
+        ({"move": 7}, "non-empty string"),
+        ({"clicks": "a"}, "list"),
+        ({"clicks": ["pit-1-a"]}, "North's"),
+        ({}, "give"),
+    ]:
+        status, answer = request(server, "POST", f"{game}/move", body)
+        assert status in (400, 422) and words in answer["error"], (body, answer)
+    assert request(server, "POST", f"{game}/agent")[0] == 409  # the person's turn
+    assert request(server, "POST", f"{game}/undo")[0] == 409  # nothing to undo
+    assert request(server, "GET", f"{game}/move")[0] == 405
+    status, after = request(server, "GET", game)
+    assert status == 200 and after["board"] == view["board"] and after["log"] == []  # nothing changed
+
+
+def test_an_illegal_move_gets_the_engines_reason(server):
+    _, view = request(server, "POST", "/api/games", {"game": "morabaraba", "seats": [None, "random"], "seed": 1})
+    game = f"/api/games/{view['id']}"
+    assert request(server, "POST", f"{game}/move", {"move": "d6"})[0] == 200
+    request(server, "POST", f"{game}/agent")
+    status, answer = request(server, "POST", f"{game}/move", {"clicks": ["d6"]})
+    assert (status, answer["error"]) == (422, "d6: d6 is occupied")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/../server.py",
+        "/static/..%2fserver.py",
+        "/static/%2e%2e/server.py",
+        "/static/../../../../etc/passwd",
+        "/../arena/web/server.py",
+        "/static/",
+        "/static/.hidden",
+        "/static/app.js/../../server.py",
+        "/api/runs/..",
+        "/api/runs/../arena/plot/elo.png",
+        "/static//etc/passwd",
+    ],
+)
+def test_nothing_outside_the_static_files_is_served(server, path):
+    status, answer = request(server, "GET", path)
+    assert status == 404, (path, answer)
+    assert "import" not in str(answer) and "root:" not in str(answer)
+
+
+def test_the_page_and_its_files_are_served(server):
+    status, page = request(server, "GET", "/")
+    assert status == 200 and "<script src=\"/static/app.js\">" in page
+    for name in ("app.js", "boards.js", "style.css"):
+        assert request(server, "GET", f"/static/{name}")[0] == 200
+
+
+def _local_game(game_name: str, seed: int) -> list[str]:
+    """The moves of random against random as the server seats them, played here."""
+    game = engines.make(game_name)
+    seats = [agents.make_agent("random", seed=seed + s) for s in (0, 1)]
+    state = game.new_initial_state(seed)
+    moves = []
+    while not state.is_terminal():
+        agent = seats[state.current_player]
+        move = agent.select_move(agent.observe(state, state.current_player))
+        moves.append(state.format_move(move))
+        state.apply(move)
+    return moves
+
+
+def test_fifty_concurrent_games_lose_nothing_and_mix_nothing_up(server):
+    names = ["kalah", "mancala", "konane", "dominoes", "morabaraba"]
+    jobs = [(names[i % len(names)], 1000 + i) for i in range(50)]
+
+    def play(job):
+        name, seed = job
+        status, view = request(server, "POST", "/api/games", {"game": name, "seats": ["random", "random"], "seed": seed})
+        assert status == 201, view
+        while view["result"] is None:
+            status, view = request(server, "POST", f"/api/games/{view['id']}/agent")
+            assert status == 200, view
+        status, record = request(server, "GET", f"/api/games/{view['id']}/record")
+        return view, record
+
+    with ThreadPoolExecutor(max_workers=50) as pool:  # all fifty at once
+        results = list(pool.map(play, jobs))
+    assert len({view["id"] for view, _ in results}) == 50
+    for (name, seed), (view, record) in zip(jobs, results):
+        expected = _local_game(name, seed)
+        assert [entry["move"] for entry in view["log"]] == expected
+        record = engines.GameRecord.from_json(record) if isinstance(record, str) else engines.GameRecord(**record)
+        assert (record.game, record.seed, record.moves) == (name, seed, expected)
+        assert record.replay().board()["outcome"] == view["board"]["outcome"]
+
+
+def test_a_person_learns_the_deal_of_dominoes_only_at_the_end(server):
+    _, view = request(server, "POST", "/api/games", {"game": "dominoes", "seats": [None, "random"], "seed": 4})
+    assert view["seed"] is None and not view["record_ready"] and view["board"]["hands"][1] is None
+    status, answer = request(server, "GET", f"/api/games/{view['id']}/record")
+    assert status == 409 and "holds the deal" in answer["error"]
+
+
+def test_a_random_side_comes_from_the_seed():
+    games = GameServer()
+    sides = {seed: games.new_game({"game": "kalah", "seats": [None, "random"], "seed": seed, "random_side": True})[1].human for seed in range(8)}
+    assert set(sides.values()) == {0, 1}
+    assert sides == {seed: random.Random(seed).randrange(2) for seed in range(8)}
+
+
+def test_abandoned_games_are_forgotten():
+    games = GameServer(idle_seconds=0.0)
+    first, _ = games.new_game({"game": "kalah", "seats": [None, "random"]})
+    games.new_game({"game": "kalah", "seats": [None, "random"]})
+    assert first not in games.sessions
+    bounded = GameServer(max_games=3)
+    ids = [bounded.new_game({"game": "kalah", "seats": [None, "random"]})[0] for _ in range(5)]
+    assert list(bounded.sessions) == ids[2:]
+
+
+@pytest.mark.parametrize("name", ["mancala", "morabaraba", "nine-mens-morris", "konane", "konane-classic", "dominoes"])
+def test_every_move_has_clicks_that_spell_it_back(name):
+    game = engines.make(name, **({"turning_jumps": True} if name == "konane" else {}))
+    rng = random.Random(5)
+    for seed in range(4):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            seen = state if game.perfect_information else state.view(state.current_player)
+            for move in seen.legal_moves():
+                clicks = move_clicks(seen, move)
+                assert seen.parse_move(clicks_text(seen, clicks)) == move, (seen.format_move(move), clicks)
+            state.apply(rng.choice(state.legal_moves()))
+
+
+def test_serve_refuses_a_bad_port(capsys):
+    assert main(["serve", "--port", "70000", "--no-browser"]) == 2
+    assert capsys.readouterr().err.strip().startswith("arena serve: error: --port")
