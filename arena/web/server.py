@@ -330,12 +330,12 @@ class GameServer:
         from arena.tournament import load_run
 
         run = load_run(self._run_dir(name))
-        ratings = run.ratings(bootstrap=200)
+        ratings = run.ratings()
         standings = []
         for rank, i in enumerate(ratings.order(), start=1):
             elo = ratings.elo[i]
             standings.append({"rank": rank, "agent": ratings.names[i], "elo": None if elo != elo else round(float(elo)),
-                              "margin": None if elo != elo else round(ratings.margin(i)),
+                              "interval": None if elo != elo else [round(float(ratings.low[i])), round(float(ratings.high[i]))],
                               "games": int(ratings.games[i]), "score": float(ratings.points[i]), "draws": int(ratings.draws[i])})
         games = [{"id": g.id, "players": [g.player0, g.player1], "result": g.result, "score": g.score,
                   "plies": g.plies, "end_reason": g.end_reason} for g in run.games]

@@ -341,10 +341,10 @@ async function showRun(name) {
     const table = document.createElement("table");
     table.id = "standings";
     const head = table.insertRow();
-    for (const h of ["Rank", "Agent", "Elo", "±95%", "Games", "Score", "Draws"]) cell(head, h, "th");
+    for (const h of ["Rank", "Agent", "Elo", "95% interval", "Games", "Score", "Draws"]) cell(head, h, "th");
     for (const s of run.standings) {
       const row = table.insertRow();
-      for (const v of [s.rank, s.agent, s.elo === null ? "-" : (s.elo > 0 ? "+" : "") + s.elo, s.margin === null ? "-" : s.margin, s.games, s.score, s.draws]) cell(row, v);
+      for (const v of [s.rank, s.agent, s.elo === null ? "-" : (s.elo > 0 ? "+" : "") + s.elo, s.interval === null ? "-" : `[${s.interval.map(x => (x > 0 ? "+" : "") + x).join(", ")}]`, s.games, s.score, s.draws]) cell(row, v);
     }
     out.appendChild(table);
     for (const plot of run.plots) {
