@@ -16,6 +16,7 @@ __all__ = ["main"]
 EXAMPLES = """examples:
   arena run --game mancala --agents mcts,alphabeta
   arena run --game kalah:pits=5,seeds=3 --agents random,alphabeta:depth=4,mcts:iterations=500 --games 20
+  arena run --game mancala --agents mcts,alphabeta --cluster auto
   arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
   arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
   arena list
@@ -26,6 +27,8 @@ EXAMPLES = """examples:
 
 #: Worker processes per core at most: beyond it they only compete for the cores.
 MAX_CONCURRENCY_PER_CORE = 4
+#: Ray workers at most (a typo must not ask a cluster for a million actors).
+MAX_CLUSTER_WORKERS = 10_000
 
 
 def _shown(text: str, limit: int = 24) -> str:
@@ -88,8 +91,15 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--concurrency",
         type=_integer,
-        default=os.cpu_count() or 1,
-        help=f"games played at once (default: the number of cores; at most {MAX_CONCURRENCY_PER_CORE} per core)",
+        help=f"games played at once (default: the number of cores, or the CPUs of the --cluster; "
+        f"at most {MAX_CONCURRENCY_PER_CORE} per core here)",
+    )
+    run.add_argument(
+        "--cluster",
+        metavar="ray|auto|ray://HOST:PORT",
+        help="play the games on Ray: ray starts a Ray instance on this machine, auto joins the "
+        "cluster this machine joined with ray start, ray://HOST:PORT a remote cluster (needs "
+        'pip install -e ".[ray]")',
     )
     run.add_argument("--seed", type=_integer, default=0, help="seed of every start position and agent (default 0)")
     run.add_argument(
@@ -178,11 +188,19 @@ def _cmd_run(args) -> int:
     from arena.settings import TournamentSettings
     from arena.tournament import run_tournament
 
-    most = MAX_CONCURRENCY_PER_CORE * (os.cpu_count() or 1)
-    if not 1 <= args.concurrency <= most:
-        raise ValueError(
-            f"--concurrency must be from 1 to {most} ({MAX_CONCURRENCY_PER_CORE} per core here), not {args.concurrency:,}"
-        )
+    if args.cluster is None:
+        most = MAX_CONCURRENCY_PER_CORE * (os.cpu_count() or 1)
+        if args.concurrency is not None and not 1 <= args.concurrency <= most:
+            raise ValueError(
+                f"--concurrency must be from 1 to {most} ({MAX_CONCURRENCY_PER_CORE} per core here), not {args.concurrency:,}"
+            )
+    elif args.concurrency is not None and not 1 <= args.concurrency <= MAX_CLUSTER_WORKERS:
+        raise ValueError(f"--concurrency on a cluster must be from 1 to {MAX_CLUSTER_WORKERS:,} workers, not {args.concurrency:,}")
+    if args.cluster is not None:  # a bad value or a missing Ray: before the agents compile
+        from arena.cluster import import_ray, parse_cluster
+
+        parse_cluster(args.cluster)
+        import_ray()
     settings = TournamentSettings.create(
         args.game,
         _agent_specs(args),
@@ -196,7 +214,7 @@ def _cmd_run(args) -> int:
         raise ValueError(f"--anchor {args.anchor!r} is not one of the agents: {', '.join(settings.labels)}")
     out_dir = args.out or settings.default_out_dir()
     print(f"Run folder: {out_dir}", file=sys.stderr)
-    run = run_tournament(settings, out_dir, args.concurrency, progress=not args.quiet)
+    run = run_tournament(settings, out_dir, args.concurrency, progress=not args.quiet, cluster=args.cluster)
     print()
     _report(run, args.anchor)
     return 0

@@ -134,33 +134,51 @@ def run_tournament(
     concurrency: int | None = None,
     progress: bool = True,
     on_result: Callable[[GameResult], None] | None = None,
+    cluster: str | None = None,
 ) -> Run:
     """Plays every game of ``settings`` not yet in ``out_dir`` and returns the whole run.
 
     Games already stored are kept and not replayed; each new game is committed as it ends, so an
     interrupted run loses nothing and resumes when called again. The results depend on the
-    settings only, not on ``concurrency`` (each game has its own seeds).
+    settings only, not on ``concurrency`` (each game has its own seeds), nor on where they are
+    played.
+
+    ``cluster`` plays the games on Ray (see :mod:`arena.cluster`): ``"ray"`` starts a Ray instance
+    on this machine, ``"auto"`` joins this machine's cluster, ``"ray://HOST:PORT"`` a remote one;
+    ``concurrency`` is then the number of Ray workers (default: the cluster's CPUs).
 
     Raises:
-        ValueError: ``out_dir`` holds a run with other settings.
+        ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable ``cluster``,
+            or Ray not installed.
     """
     out_dir = out_dir or settings.default_out_dir()
-    concurrency = concurrency or os.cpu_count() or 1
-    if concurrency < 1:
+    if cluster is None and not concurrency:
+        concurrency = os.cpu_count() or 1
+    if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, not {concurrency}")
-    with RunLock(out_dir):
-        store = RunStore(out_dir)
-        try:
-            settings = store.open(settings)
-            compilations = _play_missing(settings, store, concurrency, progress, on_result)
-        finally:
-            store.close()
+    ray_pool = None
+    if cluster is not None:  # joined before the run folder is made: a bad address leaves nothing
+        from arena.cluster import RayPool, parse_cluster
+
+        ray_pool = RayPool(parse_cluster(cluster))
+        ray_pool.connect()
+    try:
+        with RunLock(out_dir):
+            store = RunStore(out_dir)
+            try:
+                settings = store.open(settings)
+                compilations = _play_missing(settings, store, concurrency, progress, on_result, ray_pool)
+            finally:
+                store.close()
+    finally:
+        if ray_pool is not None:
+            ray_pool.close()
     run = load_run(out_dir)
     run.worker_compilations = compilations
     return run
 
 
-def _play_missing(settings, store, concurrency, progress, on_result) -> int | None:
+def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=None) -> int | None:
     """Plays the games not yet stored, storing each as it comes back (this process is the only
     writer); returns the kernels compiled by worker processes after their warm-up (None when the
     games were played here)."""
@@ -171,8 +189,10 @@ def _play_missing(settings, store, concurrency, progress, on_result) -> int | No
     todo = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
     game = settings.make_game()
     # Compile (or load) every kernel once, before the progress bar and any clock start; forked
-    # workers inherit the machine code, spawned ones load it from the cache.
-    warm_up_agents(settings, game)
+    # workers inherit the machine code, spawned ones load it from the cache. (Ray actors warm up
+    # on their own nodes, at the same time as each other.)
+    if ray_pool is None:
+        warm_up_agents(settings, game)
     tally = _Tally(settings, store.games())
     bar = tqdm(
         total=settings.total_games,
@@ -208,6 +228,10 @@ def _play_missing(settings, store, concurrency, progress, on_result) -> int | No
             commit()
 
     try:
+        if ray_pool is not None:
+            for result in ray_pool.play(settings, todo, min(concurrency, remaining) if concurrency else None):
+                record(result)
+            return ray_pool.compilations
         if min(concurrency, remaining) == 1:
             for scheduled in todo:
                 record(play_scheduled_game(settings, scheduled, game))

@@ -1,0 +1,132 @@
+"""The Ray backend (arena.cluster): the same games as the process pool, workers and nodes that die
+mid-run, and one-line errors for bad or unreachable clusters. Runs on a Ray instance started here
+and on a multi-node cluster simulated on this machine (``ray.cluster_utils.Cluster``)."""
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+import ray
+
+import arena
+from arena.cluster import RayPool, parse_cluster
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The actors of a test instance import this checkout's code.
+RUNTIME_ENV = {"env_vars": {"PYTHONPATH": str(ROOT)}}
+CHEAP = ("kalah:pits=3,seeds=2", ["greedy", "mcts:iterations=50"])
+# Games of a few hundred ms each, so that a run is still going when a worker is killed.
+SLOW = ("kalah", ["mcts:iterations=3000", "alphabeta:depth=5"])
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, object_store_memory=100 * 1024 * 1024, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, runtime_env=RUNTIME_ENV)
+    yield
+    ray.shutdown()
+
+
+def comparable(run):
+    """What the seeds decide (times and finishing order are the machine's)."""
+    return [(g.id, g.player0, g.player1, g.game_seed, g.seed0, g.seed1, g.moves, g.result, g.score, g.end_reason) for g in run.games]
+
+
+def worker_pids() -> list[int]:
+    """Pids of the live Ray actors that play games (Ray names their processes after the class)."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        cmdline = " ".join(process.info["cmdline"] or [])
+        if "ray::_GameWorker" in cmdline and process.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(process.pid)
+    return found
+
+
+def test_ray_plays_the_same_games_as_the_process_pool_at_any_number_of_workers(local_ray, tmp_path):
+    settings = arena.TournamentSettings.create(CHEAP[0], CHEAP[1], games=24, seed=5)
+    pool = arena.run_tournament(settings, str(tmp_path / "pool"), concurrency=2, progress=False)
+    on_ray = arena.run_tournament(settings, str(tmp_path / "ray2"), concurrency=2, progress=False, cluster="ray")
+    on_one = arena.run_tournament(settings, str(tmp_path / "ray1"), concurrency=1, progress=False, cluster="ray")
+    assert len(pool.games) == 24
+    assert comparable(on_ray) == comparable(pool) == comparable(on_one)
+    assert on_ray.worker_compilations == 0, "a warm actor compiles nothing more"
+
+
+def test_a_ray_run_resumes_and_grows_like_a_local_one(local_ray, tmp_path):
+    out = str(tmp_path / "run")
+    small = arena.TournamentSettings.create(CHEAP[0], CHEAP[1], games=6)
+    arena.run_tournament(small, out, progress=False, cluster="ray")
+    grown = arena.run_tournament(arena.TournamentSettings.create(CHEAP[0], CHEAP[1], games=12), out, progress=False, cluster="ray")
+    local = arena.run_tournament(arena.TournamentSettings.create(CHEAP[0], CHEAP[1], games=12), str(tmp_path / "local"), concurrency=1, progress=False)
+    assert comparable(grown) == comparable(local)
+
+
+def test_a_worker_killed_with_sigkill_mid_run_loses_nothing_and_nothing_comes_twice(local_ray):
+    settings = arena.TournamentSettings.create(SLOW[0], SLOW[1], games=12)
+    pool = RayPool(parse_cluster("ray"))
+    pool.connect()
+    ids = []
+    for result in pool.play(settings, settings.schedule(), workers=2):
+        ids.append(result.id)
+        if len(ids) == 1:
+            victims = worker_pids()
+            assert victims, "the actors' processes are found"
+            os.kill(victims[0], signal.SIGKILL)
+    assert sorted(ids) == list(range(12)), "every planned game exactly once"
+    assert pool.lost >= 1
+
+
+def test_a_bad_cluster_value_is_one_line_and_exit_2(tmp_path):
+    for value, expected in [("bogus", "--cluster must be ray"), ("ray://nohost", "--cluster must be ray"), ("ray://127.0.0.1:9", "cannot reach")]:
+        out = tmp_path / "never"
+        result = subprocess.run(
+            [sys.executable, "-m", "arena.cli", "run", "--game", "kalah", "--agents", "random,greedy", "--cluster", value, "--out", str(out)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            timeout=120,
+        )
+        lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("Run folder")]
+        assert result.returncode == 2, result.stderr
+        assert len(lines) == 1 and expected in lines[0], result.stderr
+        assert not out.exists(), "nothing is made for a cluster that is not there"
+
+
+def test_without_ray_installed_the_error_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    import arena.cli
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as if it were not installed
+    code = arena.cli.main(["run", "--game", "kalah", "--agents", "random,greedy", "--cluster", "ray", "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1] == 'arena run: error: --cluster needs Ray, an optional extra: pip install -e ".[ray]"'
+
+
+def test_a_node_that_leaves_a_multi_node_cluster_mid_run_loses_nothing():
+    from ray.cluster_utils import Cluster
+
+    ray.shutdown()  # this test makes its own cluster
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args={"num_cpus": 0, "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4}},
+    )
+    try:
+        nodes = [cluster.add_node(num_cpus=1) for _ in range(2)]
+        ray.init(address=cluster.address, log_to_driver=False, logging_level=logging.ERROR, runtime_env=RUNTIME_ENV)
+        cluster.wait_for_nodes()
+        settings = arena.TournamentSettings.create(SLOW[0], SLOW[1], games=10)
+        pool = RayPool(parse_cluster("auto"))
+        pool.connect()
+        ids = []
+        for result in pool.play(settings, settings.schedule()):
+            ids.append(result.id)
+            if len(ids) == 1:
+                cluster.remove_node(nodes[1])
+        assert sorted(ids) == list(range(10)), "every planned game exactly once"
+        assert pool.lost >= 1
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
