@@ -48,9 +48,9 @@ def main(argv=None) -> None:
     arena.run_tournament(warm, f"{scratch.name}/warm", 1, False)
     backends = ["pool"]
     if args.ray:
-        import ray
+        import ray  # pip install -e ".[ray]"
 
-        ray.init(include_dashboard=False, log_to_driver=False, object_store_memory=200 * 1024 * 1024, runtime_env={"env_vars": {"PYTHONPATH": str(Path(__file__).resolve().parent.parent)}})
+        ray.init(include_dashboard=False, log_to_driver=False, logging_level="ERROR", object_store_memory=200 * 1024 * 1024, runtime_env={"env_vars": {"PYTHONPATH": str(Path(__file__).resolve().parent.parent)}})
         backends.append("ray")
     print(f"{args.game}, {' vs '.join(settings.agents)}, {settings.total_games} games, median of {args.repeat}")
     rates: dict = {}
