@@ -44,6 +44,8 @@ BATCH_SECONDS = 0.5
 MAX_BATCH = 256
 #: Batches held by an actor at once: one playing, one waiting.
 IN_FLIGHT = 2
+#: Longest wait for a result before the driver looks at its signals (Ctrl-C) again.
+POLL_SECONDS = 0.2
 #: Seconds to wait for a TCP connection to a remote cluster before saying it is unreachable.
 CONNECT_TIMEOUT = 10.0
 #: Memory for the object store of a Ray instance started here (games and results are small).
@@ -199,6 +201,7 @@ class RayPool:
     def _init(self, ray, options) -> None:
         if self.where.kind == "local":
             ray.init(
+                address="local",  # a new instance, even where a cluster runs (that is --cluster auto)
                 num_cpus=os.cpu_count() or 1,
                 object_store_memory=LOCAL_OBJECT_STORE_BYTES,
                 include_dashboard=False,
@@ -285,12 +288,14 @@ class RayPool:
                 raise WorkerLost(f"{self.lost} Ray workers died (the last: {last_loss}); finished games are stored: run the same command to resume")
 
         try:
+            retry.extend(next_batch())  # the first game: an empty todo starts nobody
+            if not retry:
+                return
             start_actors()
-            retry.extend(next_batch())  # the first game, so that an empty todo starts nobody
-            exhausted = not retry
             idle_since = time.monotonic()
             while tasks or (starting and not exhausted):
-                ready, _ = ray.wait(list(tasks) + list(starting), num_returns=1, timeout=self.WAIT_FOR_CPU)
+                # Short waits: Python handles Ctrl-C only between them (Ray's wait does not return for it).
+                ready, _ = ray.wait(list(tasks) + list(starting), num_returns=1, timeout=POLL_SECONDS)
                 if not ready:
                     if not tasks and time.monotonic() - idle_since > self.WAIT_FOR_CPU:
                         raise WorkerLost(

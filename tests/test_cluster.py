@@ -130,3 +130,34 @@ def test_a_node_that_leaves_a_multi_node_cluster_mid_run_loses_nothing():
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+def test_ctrl_c_on_a_ray_run_is_one_line_and_exit_130_leaves_no_worker_and_the_run_resumes(tmp_path):
+    import sqlite3
+    import time
+
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "arena.cli", "run", "--game", "kalah", "--agents", "mcts:iterations=100000,alphabeta:depth=9"]
+    command += ["--games", "6", "--cluster", "ray", "--quiet", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(f"{(out / 'results.sqlite').as_uri()}?mode=ro", uri=True) as db:
+                return db.execute("SELECT count(*) FROM games").fetchone()[0]
+        except sqlite3.Error:
+            return 0
+
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 120
+    while stored() < 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("arena run: interrupted"), err
+    time.sleep(1)
+    assert not worker_pids(), "no Ray worker is left playing"
+    resumed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert stored() == 6
