@@ -274,6 +274,7 @@ class SprtWatch:
         self.counts = [0] * 5
         self.waiting: dict[int, float] = {}  # pair start id -> first agent's points in the game in
         self.decision: str | None = None
+        self.decided_after: int | None = None  # complete pairs when the test decided
         # A stored run is replayed pair by pair in schedule order: a run that crossed a bound
         # stays decided even if the games that were in flight at the decision moved the LLR back.
         for g in sorted(games, key=lambda g: g.id):
@@ -294,6 +295,8 @@ class SprtWatch:
         self.counts[round(2 * (self.waiting.pop(key) + points))] += 1
         if self.decision is None:
             self.decision = self.test.decision(self.test.llr(self.counts))
+            if self.decision:
+                self.decided_after = sum(self.counts)
 
     def until_decided(self, todo):
         """The games of ``todo`` up to the decision (checked before each game is handed out)."""
@@ -315,10 +318,14 @@ def format_sprt(settings, games) -> list[str]:
     """The SPRT section of a report, e.g. ``LLR 2.98 (-2.94, 2.94) H1 accepted``."""
     test = Sprt(**settings.sprt)
     llr, _, counts = sprt_state(settings, games)
-    decision = SprtWatch(settings, games).decision
+    watch = SprtWatch(settings, games)
     low, high = test.bounds
     a, b = settings.labels
-    verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[decision]
+    verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[watch.decision]
+    if watch.decision:
+        verdict += f" after {watch.decided_after} pairs (games in flight then were played out)"
+    elif len(games) >= settings.total_games:
+        verdict += f" after the most games, {settings.total_games} (raise --games to go on)"
     stats = pair_stats(counts)
     lines = [f"SPRT of {a} against {b} ({test}):", f"  LLR {llr:.2f} ({low:.2f}, {high:.2f}) {verdict}"]
     if stats.pairs:
