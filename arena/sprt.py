@@ -69,7 +69,7 @@ def _solve_theta(probs: np.ndarray, phi: np.ndarray) -> np.ndarray:
     ``(...)`` out: many tests are solved at once."""
     low = -1.0 / phi.max(axis=-1)
     high = -1.0 / phi.min(axis=-1)
-    for _ in range(60):  # 2^-60 of the bracket: far below any difference the test sees
+    for _ in range(48):  # 2^-48 of the bracket: far below any difference the test sees
         mid = 0.5 * (low + high)
         value = (probs * phi / (1.0 + mid[..., None] * phi)).sum(axis=-1)
         above = value > 0  # the root lies higher

@@ -56,19 +56,22 @@ def simulate(test: Sprt, probs: np.ndarray, runs: int, seed: int, max_pairs: int
 
 @pytest.mark.parametrize("model", ["logistic", "normalized"])
 def test_sprt_error_rates_match_alpha_and_beta(model):
-    alpha, beta, runs = 0.05, 0.1, 600
-    test = Sprt(0, 40, alpha=alpha, beta=beta, model=model)
+    # The normalized model's fit iterates: fewer runs keep the test to a few seconds.
+    # (and a wider Elo gap: the number of pairs a test takes falls with its square).
+    alpha, beta, runs = 0.05, 0.1, 600 if model == "logistic" else 300
+    elo1 = 40 if model == "logistic" else 80
+    test = Sprt(0, elo1, alpha=alpha, beta=beta, model=model)
     if model == "logistic":
-        at_elo0, at_elo1 = pair_distribution(0), pair_distribution(40)
+        at_elo0, at_elo1 = pair_distribution(0), pair_distribution(elo1)
     else:  # a normalized Elo is in units of the pair's spread: find the logistic Elo that gives 40
         at_elo0 = pair_distribution(0)
-        elos = np.linspace(1, 100, 400)
+        elos = np.linspace(1, 200, 800)
         t = []
         for e in elos:
             p = pair_distribution(e)
             mu = (p * np.arange(5) / 4).sum()
             t.append((mu - 0.5) / np.sqrt((p * (np.arange(5) / 4 - mu) ** 2).sum()) / np.sqrt(2) * 800 / np.log(10))
-        at_elo1 = pair_distribution(float(np.interp(40, t, elos)))
+        at_elo1 = pair_distribution(float(np.interp(elo1, t, elos)))
     false_positive = (simulate(test, at_elo0, runs, seed=1) == 1).mean()
     false_negative = (simulate(test, at_elo1, runs, seed=2) == -1).mean()
     # Wald's bounds make the true rates at most about alpha and beta (the overshoot of the bound

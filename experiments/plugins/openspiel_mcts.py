@@ -74,12 +74,14 @@ class OpenSpielMCTSAgent(Agent):
     name = "openspiel-mcts"
     summary = "OpenSpiel's C++ MCTS with random rollouts, for kalah and nine-mens-morris (plugin; needs open_spiel)"
     PARAMS = (
-        Param("time", 1.0, "seconds per move", low=0.001, high=86400.0, kind=float, allow_none=True),
+        Param("time", None, "seconds per move (1 when neither time nor simulations is given)", low=0.001, high=86400.0, kind=float, allow_none=True),
         Param("simulations", None, "simulations per move instead of a time (reproducible)", low=1, high=10**9, kind=int, allow_none=True),
         Param("uct_c", 2.0, "UCT exploration constant", low=0.0, high=100.0),
         Param("rollouts", 1, "random playouts per evaluated leaf", low=1, high=1000),
         Param("solve", True, "back up proven wins and losses (MCTS-Solver)"),
     )
+
+    DEFAULT_TIME = 1.0
 
     def check_game(self, game):
         super().check_game(game)
@@ -125,8 +127,9 @@ class OpenSpielMCTSAgent(Agent):
 
     def _select(self, state, limit):
         spiel, to_actions = self._replay(state)
-        simulations = limit.iterations or self.params["simulations"]
-        seconds = limit.time if limit.time else (None if simulations else self.params["time"])
+        # The arena's --move-time comes as limit.time and replaces the agent's own budget.
+        simulations = None if limit.time else limit.iterations or self.params["simulations"]
+        seconds = limit.time or (None if simulations else self.DEFAULT_TIME)
         start = time.perf_counter()
         seed = (self.seed + 7919 * state.ply) % 2**31  # one per move, from the agent's seed
         first = self._bot(spiel.get_game(), seconds, simulations, seed).step(spiel)
