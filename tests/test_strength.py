@@ -21,6 +21,22 @@ OPENSPIEL_ADAPTER = os.path.join(ROOT, "experiments", "plugins", "openspiel_mcts
 TINY = "kalah:pits=3,seeds=2"
 
 
+@pytest.fixture(autouse=True)
+def forget_plugins():
+    """Each test's plugins leave the registry as it was (other tests list the built-in agents)."""
+    import agents.base
+    import agents.plugins
+
+    registry, loaded = dict(agents.base._AGENTS), dict(agents.plugins._LOADED)
+    yield
+    agents.base._AGENTS.clear()
+    agents.base._AGENTS.update(registry)
+    agents.plugins._LOADED.clear()
+    agents.plugins._LOADED.update(loaded)
+    for name in [m for m in sys.modules if m.startswith("board_arena_plugin_")]:
+        del sys.modules[name]
+
+
 # -- SPRT ------------------------------------------------------------------------------------------
 
 
