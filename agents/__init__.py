@@ -34,6 +34,7 @@ from agents.base import (
     parse_spec,
     register_agent,
 )
+from agents.plugins import load_plugin
 from engines import Game, State
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "agent_class",
     "parse_spec",
     "register_agent",
+    "load_plugin",
     "play_game",
 ]
 

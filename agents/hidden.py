@@ -35,11 +35,13 @@ MAX_SAMPLE_FAILURES = 1000
 
 @kernel
 def pimc_search(view, worlds, depth, node_limit, deadline_ns, table, history, rng, votes, values):
-    """Runs alpha-beta in up to ``worlds`` worlds sampled from ``view`` (the mover's view).
+    """Runs alpha-beta in ``worlds`` worlds sampled from ``view`` (the mover's view).
 
     ``votes[i]`` counts the worlds whose best move is the view's ``i``-th legal move and
     ``values[i]`` sums their values (for the mover). Returns the worlds searched. With a deadline
-    every world gets an equal share of the time left.
+    the first ``worlds`` worlds get an equal share of the time each; if they finish early (their
+    searches solved, or ran out of depth), more worlds are sampled, with the same share, until
+    the clock runs out: a time budget is the whole budget, as it is for the other agents.
     """
     moves = np.empty(contract.max_moves(view), contract.MOVE_DTYPE)
     n = contract.legal_moves(view, moves)
@@ -48,7 +50,8 @@ def pimc_search(view, worlds, depth, node_limit, deadline_ns, table, history, rn
     start_ns = monotonic_ns()
     done = 0
     failures = 0
-    while done < worlds and failures < MAX_SAMPLE_FAILURES:
+    share = (deadline_ns - start_ns) // worlds if deadline_ns != 0 else 0
+    while (done < worlds or deadline_ns != 0) and failures < MAX_SAMPLE_FAILURES:
         if deadline_ns != 0 and done > 0 and monotonic_ns() >= deadline_ns:
             break
         if not contract.sample_world(view, rng, world[0]):
@@ -56,7 +59,10 @@ def pimc_search(view, worlds, depth, node_limit, deadline_ns, table, history, rn
             continue
         world_deadline = 0
         if deadline_ns != 0:
-            world_deadline = start_ns + (deadline_ns - start_ns) * (done + 1) // worlds
+            if done < worlds:
+                world_deadline = start_ns + share * (done + 1)
+            else:
+                world_deadline = min(deadline_ns, monotonic_ns() + share)
         best = alphabeta_search(world[0], depth, node_limit, world_deadline, table, history, rng, result)
         for i in range(n):
             if moves[i] == best:
@@ -228,7 +234,7 @@ class PIMCAgent(_WorldSampler, TableAgent):
     PARAMS = (
         Param("worlds", 20, "worlds sampled from the view per move", low=1, high=100_000),
         replace(DEPTH, doc="alpha-beta depth in each world"),
-        replace(NODES, doc="positions per world (2,000 when neither depth nor nodes is given)"),
+        replace(NODES, doc="positions per world (2,000 when neither depth, nodes nor time is given)"),
         replace(TIME, doc="seconds per move, shared by the worlds (not reproducible)"),
         TABLE_MB,
     )

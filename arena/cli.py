@@ -60,6 +60,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from arena.strength import add_plugin_option, add_strength_options
+
     parser = _Parser(
         prog="arena",
         description="Round-robin tournaments between game-playing agents, with joint Elo ratings.",
@@ -110,6 +112,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "their own budgets (not reproducible); random, greedy and minimax have no clock",
     )
     run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
+    add_strength_options(run)
     run.add_argument("--out", metavar="DIR", help="run folder (default: arena-runs/<game>-<agents>-<hash of the settings>)")
     run.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -149,6 +152,8 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=_integer, default=0, help="port (default: a free one, printed)")
     serve.add_argument("--runs", default="arena-runs", metavar="DIR", help="folder of tournament runs to show (default arena-runs)")
     serve.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    for name in ("run", "play", "list", "serve"):
+        add_plugin_option(commands.choices[name])
     return parser
 
 
@@ -186,6 +191,7 @@ def _report(run, anchor, write_plots=True) -> None:
 
 def _cmd_run(args) -> int:
     from arena.settings import TournamentSettings
+    from arena.strength import strength_options
     from arena.tournament import run_tournament
 
     if args.cluster is None:
@@ -209,6 +215,7 @@ def _cmd_run(args) -> int:
         seed=args.seed,
         move_time=args.move_time,
         swap=not args.noswap,
+        **strength_options(args),
     )
     if args.anchor and args.anchor not in settings.labels:
         raise ValueError(f"--anchor {args.anchor!r} is not one of the agents: {', '.join(settings.labels)}")
@@ -310,6 +317,11 @@ def _cmd_replay(args) -> int:
         players = [stored.player0, stored.player1]
         heading = f"Game {args.game_id}: {players[0]} (seat 0) vs {players[1]} (seat 1), {run.settings.game}, start seed {stored.game_seed}"
         end_reason = stored.end_reason
+        from arena.openings import opening_length
+
+        opening = opening_length(run.settings, stored)
+        if opening:
+            heading += f"\nPlies 1-{opening} are the opening (played before the agents took over)"
     game = engines.make(record.game, **record.params)
     positions = list(record.positions())  # the whole record is checked before anything is printed
     print(heading)
@@ -353,6 +365,9 @@ def main(argv=None) -> int:
             return stop.code
         command = f"arena {args.command}"
         from arena.play import cmd_play
+        from arena.strength import load_agent_plugins
+
+        load_agent_plugins(args)
 
         handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "play": cmd_play, "serve": _cmd_serve}
         return handlers[args.command](args)

@@ -19,9 +19,12 @@ def describe_settings(settings: TournamentSettings) -> str:
     params = ", ".join(f"{k}={v}" for k, v in settings.make_game().params.items())
     budget = f", {settings.move_time:g} s per move" if settings.move_time else ""
     swap = "" if settings.swap else ", no seat swap"
+    gauntlet = f", gauntlet of {settings.labels[0]}" if settings.gauntlet else ""
+    openings = f", openings {settings.openings.split(' sha1:')[0]}" if settings.openings else ""
+    most = "at most " if settings.sprt else ""
     return (
-        f"{settings.game} ({params}); {len(settings.agents)} agents, {settings.games} games per pairing, "
-        f"seed {settings.seed}{budget}{swap}"
+        f"{settings.game} ({params}); {len(settings.agents)} agents, {most}{settings.games} games per pairing, "
+        f"seed {settings.seed}{budget}{swap}{gauntlet}{openings}"
     )
 
 
@@ -97,6 +100,10 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
             mean, low, high = score_interval(scores)
             rows.append([f"{a} vs {b}", f"{100 * mean:.1f}%", f"[{100 * low:.1f}%, {100 * high:.1f}%]", f"({len(scores)} games)"])
     lines += _table(rows, "lrrr") + [""]
+    if settings.sprt:
+        from arena.sprt import format_sprt
+
+        lines += format_sprt(settings, games) + [""]
 
     n = len(games)
     # Who moves first is seat 0 in most games, but the holder of the greatest tile in dominoes.
@@ -109,6 +116,10 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
         f"First player (the one who moves first): wins {100 * first[1.0] / n:.1f}%, "
         f"draws {100 * first[0.0] / n:.1f}%, losses {100 * first[-1.0] / n:.1f}%"
     )
+    if settings.openings:
+        from arena.openings import format_openings
+
+        lines += format_openings(settings, games)
     plies = [g.plies for g in games]
     lines.append(f"Game length: {sum(plies) / n:.1f} plies on average (shortest {min(plies)}, longest {max(plies)})")
     seconds = Counter()

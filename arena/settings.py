@@ -84,6 +84,16 @@ class TournamentSettings:
     move_time: float | None = None
     swap: bool = True
     labels: tuple[str, ...] = field(default=())
+    #: ``random:N`` or ``file:NAME sha1:...`` (see arena.openings); the file's sequences, as played.
+    openings: str | None = None
+    opening_lines: tuple[str, ...] = field(default=())
+    #: An SPRT of the first agent against the second (arena.sprt.Sprt's fields); ``games`` is
+    #: then the most games the match may take.
+    sprt: dict | None = None
+    #: The first agent plays each of the others, and they do not play each other.
+    gauntlet: bool = False
+    #: Python files or modules that register agents, loaded by every process of the run.
+    plugins: tuple[str, ...] = field(default=())
 
     def __post_init__(self):
         if len(self.agents) < 2:
@@ -103,6 +113,14 @@ class TournamentSettings:
             raise ValueError(f"move time must be from {MIN_MOVE_TIME:g} to {MAX_MOVE_TIME:g} seconds, not {self.move_time}")
         if not self.labels:
             object.__setattr__(self, "labels", _labels(self.agents))
+        if self.sprt is not None:
+            from arena.sprt import Sprt
+
+            Sprt(**self.sprt)  # checks the values
+            if len(self.agents) != 2 or not self.swap:
+                raise ValueError("--sprt tests one match: it needs exactly two agents and seat swapping (no --noswap)")
+        if self.openings and not self.openings.startswith("random:") and not self.opening_lines:
+            raise ValueError(f"openings {self.openings!r} without their sequences")
 
     # -- validation and construction ----------------------------------------------------------
 
@@ -114,6 +132,20 @@ class TournamentSettings:
         extra = options.pop("game_params", {}) or {}
         made = engines.make(name, **{**raw, **extra})
         specs = tuple(agent_specs)
+        # Strength-testing options (arena.openings, arena.sprt) arrive as the user wrote them.
+        from arena.openings import resolve_openings
+
+        if "openings" in options or "opening_plies" in options:
+            options.update(resolve_openings(made, options.pop("openings", None), options.pop("opening_plies", None)))
+        if isinstance(options.get("sprt"), str):
+            from arena.sprt import Sprt
+
+            options["sprt"] = Sprt.parse(options["sprt"]).to_dict()
+        if options.get("plugins"):
+            from agents.plugins import load_plugins
+
+            options["plugins"] = tuple(options["plugins"])
+            load_plugins(options["plugins"])
         for spec in specs:
             agents.make_agent(spec).check_game(made)
         return cls(game=made.name, game_params=dict(made.params), agents=specs, **options)
@@ -131,12 +163,15 @@ class TournamentSettings:
         data = json.loads(text)
         data["agents"] = tuple(data["agents"])
         data["labels"] = tuple(data["labels"])
+        for name in ("opening_lines", "plugins"):
+            if name in data:
+                data[name] = tuple(data[name])
         return cls(**data)
 
     def differences(self, other: "TournamentSettings") -> list[str]:
         """The fields that differ, as ``name: this vs other``."""
         mine, theirs = asdict(self), asdict(other)
-        return [f"{k}: {mine[k]!r} vs {theirs[k]!r}" for k in mine if mine[k] != theirs[k]]
+        return [f"{k}: {_short(mine[k])} vs {_short(theirs[k])}" for k in mine if mine[k] != theirs[k]]
 
     def default_out_dir(self) -> str:
         """``arena-runs/<game>-<agents>-<hash>``: the same settings give the same folder, so that
@@ -145,7 +180,11 @@ class TournamentSettings:
         if len(names) > 40:
             names = f"{names[:32]}-{len(self.agents)}agents"
         # The number of games is left out, so that the same command with more games grows the run.
-        identity = {k: v for k, v in asdict(self).items() if k != "games"}
+        # Strength-testing fields left at their defaults are left out too, so that runs made
+        # before they existed keep their folder.
+        identity = {
+            k: v for k, v in asdict(self).items() if k != "games" and not (k in _STRENGTH_DEFAULTS and v == _STRENGTH_DEFAULTS[k])
+        }
         digest = hashlib.sha1(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
         return os.path.join("arena-runs", f"{self.game}-{names}-{digest}")
 
@@ -155,6 +194,8 @@ class TournamentSettings:
     def pairings(self) -> list[tuple[int, int]]:
         """The pairs of agent indices that play each other, in schedule order."""
         n = len(self.agents)
+        if self.gauntlet:
+            return [(0, j) for j in range(1, n)]
         return [(i, j) for i in range(n) for j in range(i + 1, n)]
 
     @property
@@ -174,6 +215,16 @@ class TournamentSettings:
                 agent_seeds = (derive_seed(self.seed, "agent", game_id, 0), derive_seed(self.seed, "agent", game_id, 1))
                 yield ScheduledGame(game_id, (i, j), players, game_seed, agent_seeds)
                 game_id += 1
+
+
+#: The fields added for strength testing (issue 13), with their defaults as stored.
+_STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": ()}
+
+
+def _short(value, limit: int = 80) -> str:
+    """A setting's value in a message: its repr, cut (an openings file's sequences are long)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _labels(specs) -> tuple[str, ...]:

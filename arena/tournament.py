@@ -15,6 +15,7 @@ tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (
 import engines
 from arena.ratings import Ratings, fit_ratings
 from arena.settings import TournamentSettings
+from arena.sprt import SprtWatch
 from arena.store import GameResult, RunLock, RunStore
 from arena.pool import LocalPool, ignoring_interrupts
 from arena.worker import play_scheduled_game, warm_up_agents
@@ -187,6 +188,13 @@ def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=No
     if remaining <= 0:
         return None
     todo = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
+    # An SPRT (arena.sprt) ends the schedule once it decides: no new game is handed out, and the
+    # games in flight finish and are stored.
+    watch = SprtWatch.for_run(settings, store.games())
+    if watch is not None:
+        if watch.decision:
+            return None
+        todo = watch.until_decided(todo)
     game = settings.make_game()
     # Compile (or load) every kernel once, before the progress bar and any clock start; forked
     # workers inherit the machine code, spawned ones load it from the cache. (Ray actors warm up
@@ -224,6 +232,8 @@ def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=No
 
     def record(result: GameResult) -> None:
         pending.append(result)
+        if watch is not None:
+            watch.add(result)
         if time.monotonic() - last_commit >= COMMIT_SECONDS:
             commit()
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import signal
 import sys
 import time
@@ -11,6 +12,7 @@ from numba.core import event as numba_event
 
 import agents
 import engines
+from arena.openings import start_position
 from arena.settings import ScheduledGame, TournamentSettings
 from arena.store import GameResult
 
@@ -32,10 +34,10 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
         for seat in (0, 1)
     ]
     limit = agents.Limit(time=settings.move_time) if settings.move_time else None
-    state = game.new_initial_state(scheduled.game_seed)
+    # The opening (arena.openings) is played before the agents take over, and is part of the moves.
+    state, names = start_position(settings, scheduled, game)
     thinking = [0.0, 0.0]
     chosen = [0, 0]
-    names: list[str] = []
     end_reason = "rules"
     result = None
     while not state.is_terminal():
@@ -109,6 +111,11 @@ def init_worker(settings_json: str) -> None:
     """Process-pool initializer: builds the game and compiles (or loads from cache) every agent's
     kernels once, before any game's clock runs; from then on counts compilations (expected: 0)."""
     _die_with_parent()
+    # A spawned worker has none of the parent's plugins yet (a forked one has them already).
+    from agents.plugins import load_entry_points, load_plugins
+
+    load_entry_points()
+    load_plugins(json.loads(settings_json).get("plugins", ()))
     settings = TournamentSettings.from_json(settings_json)
     game = settings.make_game()
     warm_up_agents(settings, game)
