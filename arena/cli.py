@@ -162,16 +162,9 @@ def _game_params(args) -> dict[str, str]:
 
 
 def _report(run, anchor, write_plots=True) -> None:
-    from arena.plots import write_plots as plots
-    from arena.report import format_report
+    from arena.report import write_report
 
-    ratings = run.ratings(anchor=anchor)
-    # The plots first: a reader that stops early (arena report DIR | head) must not cost them.
-    paths = plots(run.settings, run.games, ratings, run.out_dir) if write_plots else []
-    print(format_report(run.settings, run.games, ratings))
-    if paths:
-        print(f"Plots: {', '.join(paths)}")
-    print(f"Results: {os.path.join(run.out_dir, 'results.sqlite')}")
+    print(write_report(run, anchor, plots=write_plots))
 
 
 def _cmd_run(args) -> int:

@@ -8,10 +8,11 @@ import os
 import socket
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from arena.movelog import add_moves_view
 from arena.settings import TournamentSettings
 
 __all__ = ["GameResult", "RunStore", "RunLock", "DB_NAME"]
@@ -47,7 +48,8 @@ CREATE TABLE IF NOT EXISTS games (
     moves0 INTEGER NOT NULL,     -- moves chosen, per seat
     moves1 INTEGER NOT NULL,
     end_reason TEXT NOT NULL,    -- 'rules', 'ply cap', or what stopped the game ('error in seat 1: ...')
-    finished_at TEXT NOT NULL
+    finished_at TEXT NOT NULL,
+    searches TEXT                -- JSON per-move log, one array per ply (arena.movelog); NULL before logs
 );
 """
 
@@ -74,6 +76,8 @@ class GameResult:
     moves1: int
     end_reason: str = "rules"
     finished_at: str = ""
+    #: What the search reported for each ply (see :mod:`arena.movelog`); None: not logged.
+    searches: list[list] | None = None
 
     def score_for(self, seat: int) -> float:
         """The seat's tournament score: 1 win, 0.5 draw, 0 loss."""
@@ -160,6 +164,7 @@ class RunStore:
         with self._connect() as db:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.executescript(_SCHEMA)
+            add_moves_view(db)
             row = db.execute("SELECT value FROM settings WHERE key = 'tournament'").fetchone()
             if row is None:
                 db.execute("INSERT INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -218,8 +223,9 @@ class RunStore:
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         rows = []
         for result in results:
-            row = asdict(result)
+            row = dict(vars(result))  # not asdict: it would deep-copy every move and search
             row["moves"] = json.dumps(result.moves)
+            row["searches"] = None if result.searches is None else json.dumps(result.searches, separators=(",", ":"))
             row["finished_at"] = result.finished_at or now
             rows.append(row)
         if not rows:
@@ -239,6 +245,8 @@ class RunStore:
         for row in rows:
             data = dict(zip(columns, row))
             data["moves"] = json.loads(data["moves"])
+            if data.get("searches") is not None:
+                data["searches"] = json.loads(data["searches"])
             results.append(GameResult(**data))
         return results
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Callable
 
-from tqdm import tqdm
+from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
 
 tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
 
 import engines
-from arena.ratings import Ratings, fit_ratings
+from arena.movelog import MOVE_COLUMNS, move_rows
+from arena.ratings import Ratings, fit_ratings, rating_history
 from arena.settings import TournamentSettings
 from arena.store import GameResult, RunLock, RunStore
 from arena.pool import LocalPool, ignoring_interrupts
@@ -41,6 +42,8 @@ class Run:
         (4, ['greedy', 'random'])
         >>> run.records()[0]["player0"]
         'random'
+        >>> run.moves()[0]["agent"], run.moves()[0]["depth"]  # greedy looks one ply ahead
+        ('random', None)
     """
 
     out_dir: str
@@ -50,9 +53,45 @@ class Run:
     #: None when no worker process ran).
     worker_compilations: int | None = None
 
+    def __repr__(self) -> str:
+        # Short: a run may hold a million games.
+        return (
+            f"<Run {self.settings.game}: {', '.join(self.settings.labels)}; "
+            f"{len(self.games):,} of {self.settings.total_games:,} games played; {self.out_dir}>"
+        )
+
     def records(self) -> list[dict]:
-        """The games as plain dicts (one per game, the database's columns)."""
-        return [asdict(g) for g in self.games]
+        """The games as plain dicts (one per game, the database's columns but the per-move log,
+        which :meth:`moves` gives)."""
+        return [{k: v for k, v in vars(g).items() if k != "searches"} for g in self.games]
+
+    def moves(self) -> list[dict]:
+        """Every ply of every stored game with what the mover's search reported, as plain dicts:
+        ``game_id, ply, seat, agent, move, opening, value, exact, depth, nodes, simulations,
+        seconds`` (the ``moves`` view of the database; see :mod:`arena.movelog`). Fields a search
+        did not report are None; so are all but the move in a game stored before the logs.
+        """
+        return move_rows(self.games)
+
+    def moves_dataframe(self):
+        """:meth:`moves` as a pandas DataFrame (needs ``pip install pandas``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("moves_dataframe needs pandas: pip install pandas (moves() needs nothing)") from None
+        return pandas.DataFrame(self.moves(), columns=list(MOVE_COLUMNS))
+
+    def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict]:
+        """The ratings refitted on growing prefixes of the games in schedule order: rows
+        ``{"games", "agent", "elo", "low", "high"}`` (see :func:`arena.ratings.rating_history`)."""
+        return rating_history(rating_results(sorted(self.games, key=lambda g: g.id)), list(self.settings.labels), anchor, points, intervals)
+
+    def write_report(self, anchor: str | None = None, plots: bool = True) -> str:
+        """Writes the plots into the run's folder and returns the report, as ``arena report``
+        prints it (see :func:`arena.report.write_report`)."""
+        from arena.report import write_report
+
+        return write_report(self, anchor, plots)
 
     def to_dataframe(self):
         """The games as a pandas DataFrame (needs ``pip install pandas``)."""
