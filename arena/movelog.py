@@ -29,7 +29,7 @@ import os
 import sqlite3
 from typing import Iterable
 
-__all__ = ["SEARCH_FIELDS", "MOVE_COLUMNS", "logging_moves", "search_entry", "opening_entries", "move_rows", "add_moves_view"]
+__all__ = ["SEARCH_FIELDS", "MOVE_COLUMNS", "logging_moves", "search_entry", "opening_entries", "move_rows", "search_note", "add_moves_view"]
 
 #: The fields of a search, in the order of a log entry after the seat.
 SEARCH_FIELDS = ("value", "exact", "depth", "nodes", "simulations", "seconds")
@@ -101,6 +101,22 @@ def move_rows(games: Iterable) -> list[dict]:
                 row.update(nulls)
             rows.append(row)
     return rows
+
+
+def search_note(searches: list | None, ply: int) -> str:
+    """What the search of ``ply`` reported, for a line of ``arena replay``:
+    ``"  [depth 6, 29 nodes, 50 simulations, value -0.11, 0.00 s]"``, ``"  [opening]"`` for a move
+    no agent chose in a run, or ``""`` without a log."""
+    from agents import SearchInfo
+
+    entry = searches[ply] if searches and ply < len(searches) else None
+    if not entry:
+        return ""
+    if len(entry) == 1:
+        return "  [opening]"
+    value, exact, depth, nodes, simulations, seconds = entry[1:]
+    info = SearchInfo(0, value, bool(exact), depth, nodes, simulations, seconds or 0.0)
+    return f"  [{info.summary()}]"
 
 
 #: One row per ply of every stored game; the search fields are null for an opening ply and for a

@@ -7,11 +7,20 @@ process start-up included), and the stored games compared.
 
 Also prints how many kernels the worker processes compiled after their one warm-up (0 expected:
 every game after the first runs on already loaded machine code).
+
+What the per-move log (arena/movelog.py: every move's search stored with its game) costs: with
+``--move-log both`` (the default) every tournament is played with and without the log
+(``ARENA_MOVE_LOG=0``), the repeats interleaved so that a change in the machine's load falls on
+both alike, and the median throughputs and their ratio are printed.
+
+    python experiments/arena_scaling.py --concurrency 1 --repeats 5
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import sys
 import tempfile
 import time
@@ -24,7 +33,9 @@ from arena.settings import split_agent_list  # noqa: E402
 
 
 def comparable(run):
-    return [{k: v for k, v in r.items() if k not in ("time0", "time1", "finished_at")} for r in run.records()]
+    games = [{k: v for k, v in r.items() if k not in ("time0", "time1", "finished_at")} for r in run.records()]
+    moves = [{k: v for k, v in r.items() if k != "seconds"} for r in run.moves()]
+    return games, moves
 
 
 def main(argv=None) -> None:
@@ -33,28 +44,52 @@ def main(argv=None) -> None:
     parser.add_argument("--agents", default="greedy,mcts:iterations=300")
     parser.add_argument("--games", type=int, default=600, help="games per pairing")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2])
+    parser.add_argument(
+        "--move-log", choices=("on", "off", "both"), default="both", help="play with the per-move log, without, or both (default)"
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="tournaments per setting; the median is printed (default 3)")
     args = parser.parse_args(argv)
     settings = arena.TournamentSettings.create(args.game, split_agent_list(args.agents), games=args.games, seed=1)
     scratch = tempfile.TemporaryDirectory(prefix="arena-scaling-")
     # Compile everything once before timing, as a user's second run would find it.
     warm = arena.TournamentSettings.create(args.game, settings.agents, games=2)
     arena.run_tournament(warm, f"{scratch.name}/warm", 1, False)
-    print(f"{args.game}, {' vs '.join(settings.agents)}, {settings.total_games} games")
+    print(f"{args.game}, {' vs '.join(settings.agents)}, {settings.total_games} games, median of {args.repeats}")
+    logs = {"on": [True], "off": [False], "both": [False, True]}[args.move_log]
     rates = {}
     runs = {}
     for concurrency in args.concurrency:
-        out = f"{scratch.name}/concurrency-{concurrency}"
-        start = time.perf_counter()
-        run = arena.run_tournament(settings, out, concurrency, progress=False)
-        elapsed = time.perf_counter() - start
-        rates[concurrency] = len(run.games) / elapsed
-        runs[concurrency] = run
-        compiled = "-" if run.worker_compilations is None else run.worker_compilations
-        print(f"concurrency {concurrency}: {elapsed:6.2f} s, {rates[concurrency]:7.1f} games/s, kernels compiled by workers after warm-up: {compiled}")
+        seconds = {log: [] for log in logs}
+        for repeat in range(args.repeats):
+            for log in logs:
+                os.environ["ARENA_MOVE_LOG"] = "1" if log else "0"  # read by every game (arena.movelog)
+                out = f"{scratch.name}/concurrency-{concurrency}-log-{log}-{repeat}"
+                start = time.perf_counter()
+                run = arena.run_tournament(settings, out, concurrency, progress=False)
+                seconds[log].append(time.perf_counter() - start)
+                runs[concurrency, log] = run
+        for log in logs:
+            elapsed = statistics.median(seconds[log])
+            rates[concurrency, log] = len(runs[concurrency, log].games) / elapsed
+            run = runs[concurrency, log]
+            compiled = "-" if run.worker_compilations is None else run.worker_compilations
+            spread = ", ".join(f"{t:.2f}" for t in seconds[log])
+            print(
+                f"concurrency {concurrency}, move log {'on ' if log else 'off'}: {elapsed:6.2f} s ({spread}), "
+                f"{rates[concurrency, log]:7.1f} games/s, kernels compiled by workers after warm-up: {compiled}"
+            )
+        if len(logs) == 2:
+            ratio = rates[concurrency, True] / rates[concurrency, False]
+            print(f"concurrency {concurrency}: throughput with the log / without = {ratio:.3f} (the log costs {100 * (1 - ratio):+.1f}%)")
     first = args.concurrency[0]
     for concurrency in args.concurrency[1:]:
-        same = comparable(runs[concurrency]) == comparable(runs[first])
-        print(f"speed-up {concurrency} vs {first}: {rates[concurrency] / rates[first]:.2f}x; identical results: {same}")
+        for log in logs:
+            same = comparable(runs[concurrency, log]) == comparable(runs[first, log])
+            print(
+                f"speed-up {concurrency} vs {first} (move log {'on' if log else 'off'}): "
+                f"{rates[concurrency, log] / rates[first, log]:.2f}x; identical results: {same}"
+            )
+    os.environ.pop("ARENA_MOVE_LOG", None)
     scratch.cleanup()
 
 
