@@ -181,6 +181,7 @@ class PlaySession:
 
     def play_human(self, move: int) -> None:
         before = self.state.copy()
+        self.searches.pop(self.state.ply, None)  # the agent's reply here before an undo, if any
         text = self.game.format_move(self.state, move)
         self.state.apply(move)  # legal: parsed and checked in the person's view
         self.undo_stack.append(before)
