@@ -225,7 +225,7 @@ class RunStore:
         for result in results:
             row = dict(vars(result))  # not asdict: it would deep-copy every move and search
             row["moves"] = json.dumps(result.moves)
-            row["searches"] = None if result.searches is None else json.dumps(result.searches, separators=(",", ":"))
+            row["searches"] = None if result.searches is None else json.dumps(result.searches, separators=(",", ":"), default=_plain)
             row["finished_at"] = result.finished_at or now
             rows.append(row)
         if not rows:
@@ -249,6 +249,13 @@ class RunStore:
                 data["searches"] = json.loads(data["searches"])
             results.append(GameResult(**data))
         return results
+
+
+def _plain(value):
+    """A number that ``json`` does not know (a numpy scalar an agent reported) as a plain one."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not a number a search log can hold")
 
 
 def make_run_folder(out_dir: str) -> None:

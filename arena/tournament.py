@@ -63,7 +63,7 @@ class Run:
     def records(self) -> list[dict]:
         """The games as plain dicts (one per game, the database's columns but the per-move log,
         which :meth:`moves` gives)."""
-        return [{k: v for k, v in vars(g).items() if k != "searches"} for g in self.games]
+        return [{**{k: v for k, v in vars(g).items() if k != "searches"}, "moves": list(g.moves)} for g in self.games]
 
     def moves(self) -> list[dict]:
         """Every ply of every stored game with what the mover's search reported, as plain dicts:

@@ -11,7 +11,9 @@ every game after the first runs on already loaded machine code).
 What the per-move log (arena/movelog.py: every move's search stored with its game) costs: with
 ``--move-log both`` (the default) every tournament is played with and without the log
 (``ARENA_MOVE_LOG=0``), the repeats interleaved so that a change in the machine's load falls on
-both alike, and the median throughputs and their ratio are printed.
+both alike, and the median throughputs and their ratio are printed: by wall time, and by CPU time
+(this process and its finished worker processes), which other programs on a shared machine
+disturb less.
 
     python experiments/arena_scaling.py --concurrency 1 --repeats 5
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -36,6 +39,12 @@ def comparable(run):
     games = [{k: v for k, v in r.items() if k not in ("time0", "time1", "finished_at")} for r in run.records()]
     moves = [{k: v for k, v in r.items() if k != "seconds"} for r in run.moves()]
     return games, moves
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its worker processes that have ended."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def main(argv=None) -> None:
@@ -60,13 +69,15 @@ def main(argv=None) -> None:
     runs = {}
     for concurrency in args.concurrency:
         seconds = {log: [] for log in logs}
+        cpu = {log: [] for log in logs}
         for repeat in range(args.repeats):
             for log in logs:
                 os.environ["ARENA_MOVE_LOG"] = "1" if log else "0"  # read by every game (arena.movelog)
                 out = f"{scratch.name}/concurrency-{concurrency}-log-{log}-{repeat}"
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), cpu_seconds()
                 run = arena.run_tournament(settings, out, concurrency, progress=False)
                 seconds[log].append(time.perf_counter() - start)
+                cpu[log].append(cpu_seconds() - start_cpu)
                 runs[concurrency, log] = run
         for log in logs:
             elapsed = statistics.median(seconds[log])
@@ -76,11 +87,16 @@ def main(argv=None) -> None:
             spread = ", ".join(f"{t:.2f}" for t in seconds[log])
             print(
                 f"concurrency {concurrency}, move log {'on ' if log else 'off'}: {elapsed:6.2f} s ({spread}), "
-                f"{rates[concurrency, log]:7.1f} games/s, kernels compiled by workers after warm-up: {compiled}"
+                f"{rates[concurrency, log]:7.1f} games/s; CPU {statistics.median(cpu[log]):6.2f} s; "
+                f"kernels compiled by workers after warm-up: {compiled}"
             )
         if len(logs) == 2:
             ratio = rates[concurrency, True] / rates[concurrency, False]
-            print(f"concurrency {concurrency}: throughput with the log / without = {ratio:.3f} (the log costs {100 * (1 - ratio):+.1f}%)")
+            cpu_ratio = statistics.median(cpu[False]) / statistics.median(cpu[True])
+            print(
+                f"concurrency {concurrency}: throughput with the log / without = {ratio:.3f} by wall time "
+                f"(the log costs {100 * (1 - ratio):+.1f}%), {cpu_ratio:.3f} by CPU time ({100 * (1 - cpu_ratio):+.1f}%)"
+            )
     first = args.concurrency[0]
     for concurrency in args.concurrency[1:]:
         for log in logs:
