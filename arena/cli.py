@@ -298,7 +298,7 @@ def _cmd_replay(args) -> int:
         players = [stored.player0, stored.player1]
         heading = f"Game {args.game_id}: {players[0]} (seat 0) vs {players[1]} (seat 1), {run.settings.game}, start seed {stored.game_seed}"
         end_reason = stored.end_reason
-        searches = stored.searches
+        searches = run.searches([args.game_id]).get(args.game_id)
     game = engines.make(record.game, **record.params)
     positions = list(record.positions())  # the whole record is checked before anything is printed
     print(heading)

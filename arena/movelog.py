@@ -74,8 +74,9 @@ def opening_entries(game, game_seed: int, names: list[str]) -> list[list]:
     return entries
 
 
-def move_rows(games: Iterable) -> list[dict]:
-    """One dict per ply of every game (``arena.GameResult``), with the keys of ``MOVE_COLUMNS``.
+def move_rows(games: Iterable, searches: dict[int, list | None] | None = None) -> list[dict]:
+    """One dict per ply of every game (``arena.GameResult``), with the keys of ``MOVE_COLUMNS``;
+    the logs are the games' own or ``searches`` (by game id).
 
     The agent of a ply is the one in its seat (also for an opening ply, which it did not choose:
     ``opening`` is True there). A game stored without a log gives its moves with every other field
@@ -85,10 +86,10 @@ def move_rows(games: Iterable) -> list[dict]:
     nulls = dict.fromkeys(SEARCH_FIELDS)
     for g in games:
         players = (g.player0, g.player1)
-        searches = g.searches or ()
+        log = g.searches if g.searches is not None else (searches or {}).get(g.id) or ()
         for ply, move in enumerate(g.moves):
             row = {"game_id": g.id, "ply": ply, "seat": None, "agent": None, "move": move, "opening": None}
-            entry = searches[ply] if ply < len(searches) else None
+            entry = log[ply] if ply < len(log) else None
             if entry:
                 seat = entry[0]
                 row["seat"] = seat

@@ -76,7 +76,8 @@ class GameResult:
     moves1: int
     end_reason: str = "rules"
     finished_at: str = ""
-    #: What the search reported for each ply (see :mod:`arena.movelog`); None: not logged.
+    #: What the search reported for each ply (see :mod:`arena.movelog`), as played; a game loaded
+    #: from the database leaves it None (read it with ``RunStore.searches`` or ``Run.moves``).
     searches: list[list] | None = None
 
     def score_for(self, seat: int) -> float:
@@ -236,19 +237,36 @@ class RunStore:
             db.executemany(f"INSERT OR REPLACE INTO games ({names}) VALUES ({marks})", rows)
 
     def games(self) -> list[GameResult]:
-        """Every finished game, in schedule order."""
+        """Every finished game, in schedule order, without its per-move log (``searches`` stays
+        None: a run may hold a million games, and their logs would take several times the memory
+        of the rest; :meth:`searches` reads them)."""
         with self._connect() as db:
-            cursor = db.execute("SELECT * FROM games ORDER BY id")
-            columns = [c[0] for c in cursor.description]
+            cursor = db.execute(f"SELECT {', '.join(_GAME_COLUMNS)} FROM games ORDER BY id")
             rows = cursor.fetchall()
         results = []
         for row in rows:
-            data = dict(zip(columns, row))
+            data = dict(zip(_GAME_COLUMNS, row))
             data["moves"] = json.loads(data["moves"])
-            if data.get("searches") is not None:
-                data["searches"] = json.loads(data["searches"])
             results.append(GameResult(**data))
         return results
+
+    def searches(self, ids: list[int] | None = None) -> dict[int, list[list] | None]:
+        """The per-move log of every finished game (or of the games ``ids``), by game id; None
+        for a game stored without one (see :mod:`arena.movelog`)."""
+        with self._connect() as db:
+            if "searches" not in {row[1] for row in db.execute("PRAGMA table_info(games)")}:
+                found = db.execute("SELECT id FROM games").fetchall()  # a run stored before the logs
+                return {game_id: None for (game_id,) in found if ids is None or game_id in ids}
+            if ids is None:
+                found = db.execute("SELECT id, searches FROM games").fetchall()
+            else:
+                marks = ", ".join("?" * len(ids))
+                found = db.execute(f"SELECT id, searches FROM games WHERE id IN ({marks})", list(ids)).fetchall()
+        return {game_id: None if text is None else json.loads(text) for game_id, text in found}
+
+
+#: The columns of ``games`` that :meth:`RunStore.games` reads (all but the per-move log).
+_GAME_COLUMNS = tuple(name for name in GameResult.__dataclass_fields__ if name != "searches")
 
 
 def _plain(value):

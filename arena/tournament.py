@@ -71,7 +71,24 @@ class Run:
         seconds`` (the ``moves`` view of the database; see :mod:`arena.movelog`). Fields a search
         did not report are None; so are all but the move in a game stored before the logs.
         """
-        return move_rows(self.games)
+        return move_rows(self.games, self.searches())
+
+    def searches(self, game_ids: list[int] | None = None) -> dict[int, list | None]:
+        """The per-move logs (see :mod:`arena.movelog`) of the games (or of ``game_ids``), by id,
+        read from the run's database (a game just played carries its own)."""
+        chosen = None if game_ids is None else set(game_ids)
+        wanted = [g for g in self.games if chosen is None or g.id in chosen]
+        logs = {g.id: g.searches for g in wanted}
+        missing = [g.id for g in wanted if g.searches is None]
+        store = RunStore(self.out_dir, readonly=True)
+        if missing and store.exists():
+            try:
+                # A few games by id; many at once in one pass over the table.
+                stored = store.searches(missing if len(missing) <= 500 else None)
+            finally:
+                store.close()
+            logs.update((i, stored.get(i)) for i in missing)
+        return logs
 
     def moves_dataframe(self):
         """:meth:`moves` as a pandas DataFrame (needs ``pip install pandas``)."""

@@ -136,15 +136,17 @@ def test_a_database_without_logs_still_loads_resumes_and_gets_the_view(tmp_path)
         db.execute(f"INSERT INTO games ({', '.join(first)}) VALUES ({', '.join('?' * len(first))})", list(first.values()))
 
     old = arena.load_run(str(folder))  # read-only: the file is not changed
-    assert len(old.games) == 1 and old.games[0].searches is None
+    assert len(old.games) == 1 and old.searches() == {0: None}
     rows = old.moves()
     assert [r["move"] for r in rows] == fresh.games[0].moves
     assert all(r[field] is None for r in rows for field in ("seat", "agent", "opening", *SEARCH_FIELDS))
     assert "Move 1:" in replay_output(str(folder), 0)
 
     run = arena.run_tournament(settings, str(folder), concurrency=1, progress=False)  # resumes it
-    assert len(run.games) == settings.total_games and run.games[0].searches is None
-    assert all(g.searches is not None for g in run.games[1:])
+    logs = run.searches()
+    assert len(run.games) == settings.total_games and logs[0] is None
+    assert all(len(logs[g.id]) == g.plies for g in run.games[1:])
+    assert run.searches([1]) == {1: logs[1]}
     with closing(sqlite3.connect(folder / DB_NAME)) as db:
         view = db.execute("SELECT game_id, count(*), count(seat) FROM moves GROUP BY game_id ORDER BY game_id").fetchall()
     assert view == [(g.id, g.plies, 0 if g.id == 0 else g.plies) for g in run.games]
