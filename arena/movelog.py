@@ -149,4 +149,7 @@ def add_moves_view(db: sqlite3.Connection) -> None:
     columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
     if "searches" not in columns:
         db.execute("ALTER TABLE games ADD COLUMN searches TEXT")
-    db.execute(_MOVES_VIEW)
+    try:
+        db.execute(_MOVES_VIEW)
+    except sqlite3.OperationalError:
+        pass  # an SQLite built without its JSON functions (before 3.38, optional): no view, the run still works

@@ -69,7 +69,8 @@ class Run:
         """Every ply of every stored game with what the mover's search reported, as plain dicts:
         ``game_id, ply, seat, agent, move, opening, value, exact, depth, nodes, simulations,
         seconds`` (the ``moves`` view of the database; see :mod:`arena.movelog`). Fields a search
-        did not report are None; so are all but the move in a game stored before the logs.
+        did not report are None; so are all but the move in a game stored before the logs. (A run
+        of a million games has tens of millions of plies: query the ``moves`` view in SQL then.)
         """
         return move_rows(self.games, self.searches())
 
