@@ -8,6 +8,8 @@ In Python::
     run = arena.run_tournament(settings, "arena-runs/demo", concurrency=2)
     run.ratings().elo                 # joint Bradley-Terry Elo, mean 0
     run.records()                     # the games as plain dicts; run.to_dataframe() with pandas
+    run.moves()                       # every ply with its search; run.moves_dataframe() with pandas
+    print(run.write_report())         # the report and plots of `arena report`
     arena.fit_ratings([("a", "b", 1.0), ("a", "b", 0.5)])   # ratings of any results
 """
 

@@ -1,4 +1,4 @@
-"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``, ``play``, ``serve``.
+"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``, ``export``, ``play``, ``serve``.
 
 Every error a user can cause (an unknown game or agent, a bad parameter, a folder holding another
 run) ends the command with one line saying what was wrong and what is allowed, and status 2.
@@ -19,6 +19,7 @@ EXAMPLES = """examples:
   arena run --game mancala --agents mcts,alphabeta --cluster auto
   arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
   arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
+  arena export arena-runs/mancala-mcts-alphabeta-1a2b3c4d --out games.txt
   arena list
   arena play --game mancala --opponent mcts:iterations=20000
   arena serve
@@ -137,6 +138,16 @@ def _build_parser() -> argparse.ArgumentParser:
     replay.add_argument("path", metavar="DIR|FILE", help="run folder, or a .json game record")
     replay.add_argument("game_id", type=int, nargs="?", metavar="GAME_ID", help="game number in a run folder (0 is the first)")
 
+    export = commands.add_parser(
+        "export",
+        help="write a run's games as text records",
+        description="Write the games of a run as text records: per game, tag lines ([Game \"kalah\"], "
+        "[Result \"1-0\"], ...), then one line with all its moves in the game's notation, then a blank "
+        "line. The file serves as an openings file (arena run --openings FILE).",
+    )
+    export.add_argument("dir", metavar="DIR", help="run folder")
+    export.add_argument("--out", metavar="FILE", help="where to write (default DIR/games.txt; - for standard output)")
+
     from arena.play import add_play_parser
 
     add_play_parser(commands)
@@ -177,16 +188,9 @@ def _game_params(args) -> dict[str, str]:
 
 
 def _report(run, anchor, write_plots=True) -> None:
-    from arena.plots import write_plots as plots
-    from arena.report import format_report
+    from arena.report import write_report
 
-    ratings = run.ratings(anchor=anchor)
-    # The plots first: a reader that stops early (arena report DIR | head) must not cost them.
-    paths = plots(run.settings, run.games, ratings, run.out_dir) if write_plots else []
-    print(format_report(run.settings, run.games, ratings))
-    if paths:
-        print(f"Plots: {', '.join(paths)}")
-    print(f"Results: {os.path.join(run.out_dir, 'results.sqlite')}")
+    print(write_report(run, anchor, plots=write_plots))
 
 
 def _cmd_run(args) -> int:
@@ -293,6 +297,7 @@ def _version() -> str:
 
 def _cmd_replay(args) -> int:
     import engines
+    from arena.movelog import search_note
     from arena.tournament import load_run
 
     if os.path.isfile(args.path):
@@ -308,6 +313,7 @@ def _cmd_replay(args) -> int:
         heading = f"{args.path}: {players[0]} (seat 0) vs {players[1]} (seat 1), {record.game}, seed {record.seed}"
         finished = record.metadata.get("finished", True)
         end_reason = "rules" if finished else "stopped before the end"
+        searches = record.metadata.get("searches")
     else:
         if args.game_id is None:
             raise ValueError("give the game number after the run folder, e.g. arena replay DIR 0")
@@ -322,6 +328,7 @@ def _cmd_replay(args) -> int:
         opening = opening_length(run.settings, stored)
         if opening:
             heading += f"\nPlies 1-{opening} are the opening (played before the agents took over)"
+        searches = run.searches([args.game_id]).get(args.game_id)
     game = engines.make(record.game, **record.params)
     positions = list(record.positions())  # the whole record is checked before anything is printed
     print(heading)
@@ -329,9 +336,21 @@ def _cmd_replay(args) -> int:
         print()
         print(game.render(state))
         if move is not None:
-            print(f"Move {ply + 1}: {game.player_names[state.current_player]} ({players[state.current_player]}) plays {move}")
+            print(
+                f"Move {ply + 1}: {game.player_names[state.current_player]} ({players[state.current_player]}) plays {move}"
+                + search_note(searches, ply)
+            )
     print()
     print(f"Result: {game.result_text(state)}" if end_reason == "rules" else f"Result: {end_reason}")
+    return 0
+
+
+def _cmd_export(args) -> int:
+    from arena.export import export_run
+
+    path, count = export_run(args.dir, args.out)
+    if path != "-":
+        print(f"{count} games written to {path}")
     return 0
 
 
@@ -357,7 +376,7 @@ def main(argv=None) -> int:
     and status 2; an interrupt at any moment (start-up included) is one line and status 130."""
     words = sys.argv[1:] if argv is None else list(argv)
     # The command's name before the parser exists (building it imports numba: Ctrl-C may come then).
-    command = f"arena {words[0]}" if words and words[0] in ("run", "report", "list", "replay", "play", "serve") else "arena"
+    command = f"arena {words[0]}" if words and words[0] in ("run", "report", "list", "replay", "export", "play", "serve") else "arena"
     try:
         try:
             args = _build_parser().parse_args(argv)
@@ -369,7 +388,7 @@ def main(argv=None) -> int:
 
         load_agent_plugins(args)
 
-        handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "play": cmd_play, "serve": _cmd_serve}
+        handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "export": _cmd_export, "play": cmd_play, "serve": _cmd_serve}
         return handlers[args.command](args)
     except ValueError as error:
         print(f"{command}: error: {error}", file=sys.stderr)

@@ -17,6 +17,7 @@ from typing import Callable
 
 import agents
 import engines
+from arena.movelog import search_entry
 from engines.style import Style, terminal_style
 
 __all__ = ["add_play_parser", "cmd_play", "PlaySession"]
@@ -105,6 +106,9 @@ class PlaySession:
         self.undo_stack: list[engines.State] = []  # the position before each of the person's moves
         self.listed: list[int] | None = None
         self.shown_ply = -1  # the ply of the position last drawn: each is drawn once
+        # What the agent's search reported, by the ply of its move (arena.movelog entries); an
+        # undo rewinds the ply, and the replies played after it overwrite their entries.
+        self.searches: dict[int, list] = {}
 
     # -- display -------------------------------------------------------------------------------
 
@@ -177,6 +181,7 @@ class PlaySession:
 
     def play_human(self, move: int) -> None:
         before = self.state.copy()
+        self.searches.pop(self.state.ply, None)  # the agent's reply here before an undo, if any
         text = self.game.format_move(self.state, move)
         self.state.apply(move)  # legal: parsed and checked in the person's view
         self.undo_stack.append(before)
@@ -204,6 +209,7 @@ class PlaySession:
         seat = self.state.current_player
         self.write(f"{self.name(seat)} is thinking...")
         move = self.opponent.select_move(self.opponent.observe(self.state, seat))
+        self.searches[self.state.ply] = search_entry(seat, self.opponent.last_search)
         text = self.game.format_move(self.state, move)
         self.state.apply(move)
         self.write(self.style.player(seat, f"{self.name(seat)} plays {text}", bold=True) + f"  [{self.opponent.last_search.summary()}]")
@@ -261,6 +267,8 @@ class PlaySession:
         record = self.state.record(
             players=[("human" if s == self.human else self.opponent_spec) for s in (0, 1)],
             finished=not quitted,
+            # One entry per ply: the agent's search, or null for the person's moves.
+            searches=[self.searches.get(ply) for ply in range(self.state.ply)],
         )
         try:
             with open(self.record_path, "w", encoding="utf-8") as handle:

@@ -1,6 +1,14 @@
 """Plots of a run, written as PNG files into its folder: Elo with 95% intervals, the score of every
-pairing as a heatmap, and the ratings as the games accumulate. Drawn with matplotlib's object API
-(no pyplot state, no display needed)."""
+pairing as a heatmap, and the ratings with their 95% bands as the games accumulate. Drawn with
+matplotlib's object API (no pyplot state, no display needed).
+
+Every ``plot_*`` function returns its matplotlib ``Figure`` (a notebook shows it) and takes an
+optional ``ax`` to draw into (a subplot of the caller's figure) and an optional ``path`` to save
+the figure to::
+
+    from arena.plots import plot_elo
+    figure = plot_elo(run.settings, run.ratings(), len(run.games))
+"""
 
 from __future__ import annotations
 
@@ -10,33 +18,44 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from arena.ratings import Ratings, fit_ratings
+from arena.ratings import Ratings, rating_history
 from arena.report import describe_settings
 from arena.settings import TournamentSettings
 from arena.store import GameResult
 
-__all__ = ["write_plots", "PLOT_FILES"]
+__all__ = ["write_plots", "PLOT_FILES", "plot_elo", "plot_scores", "plot_history"]
 
 PLOT_FILES = ("elo.png", "scores.png", "history.png")
 
 
-def _save(fig: Figure, path: str) -> None:
-    FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+def _save(fig: Figure, path: str | None) -> Figure:
+    if path is not None:
+        if not isinstance(fig.canvas, FigureCanvasAgg):  # a notebook's figure keeps its own canvas
+            FigureCanvasAgg(fig)
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+    return fig
+
+
+def _axes(ax, figsize) -> tuple[Figure, object]:
+    """The caller's axes and their figure, or a new figure of ``figsize`` with one axes."""
+    if ax is not None:
+        return ax.figure, ax
+    fig = Figure(figsize=figsize)
+    return fig, fig.add_subplot()
 
 
 def _title(settings: TournamentSettings, n_games: int) -> str:
     return f"{describe_settings(settings)}\n{n_games} games played"
 
 
-def plot_elo(settings, ratings: Ratings, n_games: int, path: str) -> None:
+def plot_elo(settings, ratings: Ratings, n_games: int, path: str | None = None, ax=None) -> Figure:
+    """Each agent's Elo with its 95% interval, best on top."""
     order = [i for i in ratings.order() if not np.isnan(ratings.elo[i])][::-1]  # best on top
     names = [ratings.names[i] for i in order]
     elo = ratings.elo[order]
     low = elo - ratings.low[order]
     high = ratings.high[order] - elo
-    fig = Figure(figsize=(8, 1.2 + 0.5 * len(names)))
-    ax = fig.add_subplot()
+    fig, ax = _axes(ax, (8, 1.2 + 0.5 * len(names)))
     ax.errorbar(elo, range(len(names)), xerr=[low, high], fmt="o", capsize=4, color="tab:blue")
     for y, value in enumerate(elo):
         ax.annotate(f"{value:+.0f}", (value, y), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=9)
@@ -45,10 +64,11 @@ def plot_elo(settings, ratings: Ratings, n_games: int, path: str) -> None:
     ax.set_xlabel("Elo (95% interval)" + (f", {ratings.anchor} = 0" if ratings.anchor else ", mean 0"))
     ax.margins(y=0.3)
     ax.set_title(_title(settings, n_games), fontsize=9)
-    _save(fig, path)
+    return _save(fig, path)
 
 
-def plot_scores(settings, games: list[GameResult], ratings: Ratings, path: str) -> None:
+def plot_scores(settings, games: list[GameResult], ratings: Ratings, path: str | None = None, ax=None) -> Figure:
+    """The score of every agent (row) against every opponent (column), as a heatmap."""
     names = [ratings.names[i] for i in ratings.order()]
     index = {n: i for i, n in enumerate(names)}
     points = np.zeros((len(names), len(names)))
@@ -62,8 +82,7 @@ def plot_scores(settings, games: list[GameResult], ratings: Ratings, path: str) 
     with np.errstate(invalid="ignore"):
         share = np.where(played > 0, points / np.maximum(played, 1), np.nan)
     size = 2.5 + 0.8 * len(names)
-    fig = Figure(figsize=(size + 1.5, size))
-    ax = fig.add_subplot()
+    fig, ax = _axes(ax, (size + 1.5, size))
     image = ax.imshow(share * 100, vmin=0, vmax=100, cmap="RdYlGn")
     for i in range(len(names)):
         for j in range(len(names)):
@@ -75,30 +94,40 @@ def plot_scores(settings, games: list[GameResult], ratings: Ratings, path: str) 
     ax.set_ylabel("agent")
     fig.colorbar(image, ax=ax, label="score % of the agent against the opponent (games)")
     ax.set_title(_title(settings, len(games)), fontsize=9)
-    _save(fig, path)
+    return _save(fig, path)
 
 
-def plot_history(settings, games: list[GameResult], ratings: Ratings, path: str, points: int = 25) -> None:
-    """Ratings refitted (without intervals) after more and more games, in schedule order."""
+def plot_history(
+    settings,
+    games: list[GameResult],
+    ratings: Ratings,
+    path: str | None = None,
+    points: int = 20,
+    ax=None,
+    history: list[dict] | None = None,
+) -> Figure:
+    """The ratings refitted after more and more games (in schedule order), each with its 95%
+    interval as a band (:func:`arena.ratings.rating_history`; give its rows as ``history`` to
+    draw them without refitting)."""
     names = list(ratings.names)
-    ordered = sorted(games, key=lambda g: g.id)
-    marks = sorted({max(2, int(round(len(ordered) * k / points))) for k in range(1, points + 1)})
-    marks = [m for m in marks if m <= len(ordered)]
-    history = []
-    for m in marks:
-        subset = [(g.player0, g.player1, g.score_for(0)) for g in ordered[:m]]
-        history.append(fit_ratings(subset, names, anchor=ratings.anchor, intervals=False).elo)
-    fig = Figure(figsize=(8, 4.5))
-    ax = fig.add_subplot()
-    history = np.array(history)
-    for i, name in enumerate(names):
-        ax.plot(marks, history[:, i], marker=".", label=name)
+    if history is None:
+        ordered = sorted(games, key=lambda g: g.id)
+        results = [(g.player0, g.player1, g.score_for(0)) for g in ordered]
+        history = rating_history(results, names, anchor=ratings.anchor, points=points)
+    fig, ax = _axes(ax, (8, 4.5))
+    for name in names:
+        rows = [r for r in history if r["agent"] == name]
+        if not rows:
+            continue
+        marks = [r["games"] for r in rows]
+        (line,) = ax.plot(marks, [r["elo"] for r in rows], marker=".", label=name)
+        ax.fill_between(marks, [r["low"] for r in rows], [r["high"] for r in rows], color=line.get_color(), alpha=0.15, linewidth=0)
     ax.set_xlabel("games played")
-    ax.set_ylabel("Elo")
+    ax.set_ylabel("Elo (95% interval as a band)")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     ax.set_title(_title(settings, len(games)), fontsize=9)
-    _save(fig, path)
+    return _save(fig, path)
 
 
 def write_plots(settings: TournamentSettings, games: list[GameResult], ratings: Ratings, out_dir: str) -> list[str]:

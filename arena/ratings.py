@@ -35,7 +35,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Ratings", "fit_ratings", "expected_score"]
+__all__ = ["Ratings", "fit_ratings", "expected_score", "rating_history"]
 
 ELO_PER_NEPER = 400.0 / np.log(10.0)
 #: The 95% point of the chi-square distribution with one degree of freedom (1.96 squared).
@@ -71,6 +71,43 @@ class Ratings:
     def order(self) -> list[int]:
         """Agent indices, best first (agents without games, unrated, last)."""
         return sorted(range(len(self.names)), key=lambda i: (np.isnan(self.elo[i]), -np.nan_to_num(self.elo[i])))
+
+    def to_records(self) -> list[dict]:
+        """One plain dict per agent, best first: ``rank, agent, elo, low, high, games, points,
+        draws, score`` (``score`` the share of points; None for an agent without games, whose
+        ``elo``, ``low`` and ``high`` are None too).
+
+        Example:
+            >>> ratings = fit_ratings([("a", "b", 1.0), ("a", "b", 0.5), ("b", "a", 0.0)])
+            >>> [(r["rank"], r["agent"], r["games"], r["points"]) for r in ratings.to_records()]
+            [(1, 'a', 3, 2.5), (2, 'b', 3, 0.5)]
+        """
+        records = []
+        for rank, i in enumerate(self.order(), start=1):
+            rated = not np.isnan(self.elo[i])
+            games = int(self.games[i])
+            records.append(
+                {
+                    "rank": rank,
+                    "agent": self.names[i],
+                    "elo": float(self.elo[i]) if rated else None,
+                    "low": float(self.low[i]) if rated else None,
+                    "high": float(self.high[i]) if rated else None,
+                    "games": games,
+                    "points": float(self.points[i]),
+                    "draws": int(self.draws[i]),
+                    "score": float(self.points[i]) / games if games else None,
+                }
+            )
+        return records
+
+    def to_dataframe(self):
+        """:meth:`to_records` as a pandas DataFrame indexed by agent (needs ``pip install pandas``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_dataframe needs pandas: pip install pandas (to_records() needs nothing)") from None
+        return pandas.DataFrame(self.to_records()).set_index("agent")
 
 
 def _pairing_tables(results, names):
@@ -281,3 +318,41 @@ def _connected(adjacent: np.ndarray) -> bool:
                 seen.add(int(j))
                 todo.append(int(j))
     return len(seen) == len(adjacent)
+
+
+def rating_history(
+    results: Sequence[tuple[str, str, float]],
+    names: Sequence[str] | None = None,
+    anchor: str | None = None,
+    points: int = 20,
+    intervals: bool = True,
+) -> list[dict]:
+    """Ratings refitted on growing prefixes of ``results`` (in the order given: a run's schedule
+    order), as rows ``{"games", "agent", "elo", "low", "high"}``: how the ratings and their 95%
+    intervals settle as games accumulate.
+
+    Args:
+        results: ``(agent, opponent, score of agent)`` per game, as for :func:`fit_ratings`.
+        names, anchor, intervals: as for :func:`fit_ratings` (without intervals, low = high = elo).
+        points: prefixes at most, evenly spread up to all the games (the first has 2 games).
+
+    Example:
+        >>> games = [("a", "b", 1.0), ("b", "a", 0.5)] * 10
+        >>> rows = rating_history(games, points=4, intervals=False)
+        >>> sorted({r["games"] for r in rows}), len(rows)
+        ([5, 10, 15, 20], 8)
+    """
+    results = list(results)
+    names = list(names) if names is not None else list(dict.fromkeys(n for a, b, _ in results for n in (a, b)))
+    marks = sorted({max(2, int(round(len(results) * k / points))) for k in range(1, points + 1)})
+    # With an anchor, the history starts once the anchor has played (it is 0 by definition).
+    start = next((i + 1 for i, (a, b, _) in enumerate(results) if anchor in (a, b)), len(results) + 1) if anchor else 0
+    rows = []
+    for mark in (m for m in marks if start <= m <= len(results)):
+        fitted = fit_ratings(results[:mark], names, anchor=anchor, intervals=intervals)
+        for i, name in enumerate(names):
+            if not np.isnan(fitted.elo[i]):
+                rows.append(
+                    {"games": mark, "agent": name, "elo": float(fitted.elo[i]), "low": float(fitted.low[i]), "high": float(fitted.high[i])}
+                )
+    return rows

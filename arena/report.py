@@ -12,7 +12,33 @@ from arena.ratings import Ratings
 from arena.settings import TournamentSettings
 from arena.store import GameResult
 
-__all__ = ["describe_settings", "format_report", "score_interval"]
+__all__ = ["describe_settings", "format_report", "score_interval", "write_report"]
+
+
+def write_report(run, anchor: str | None = None, plots: bool = True) -> str:
+    """The report of a run as ``arena report`` prints it, after writing its plots (elo.png,
+    scores.png, history.png) into the run's folder; the same for a run started from Python.
+
+    Args:
+        run: an :class:`arena.Run` (from :func:`arena.run_tournament` or :func:`arena.load_run`).
+        anchor: the agent rated 0 (default: mean rating 0).
+        plots: write the plots (the text then ends with their paths).
+
+    Raises:
+        ValueError: ``anchor`` is not an agent of the run, or has played no game yet.
+    """
+    import os
+
+    from arena.plots import write_plots
+
+    ratings = run.ratings(anchor=anchor)
+    # The plots first: a reader that stops early (arena report DIR | head) must not cost them.
+    paths = write_plots(run.settings, run.games, ratings, run.out_dir) if plots else []
+    lines = [format_report(run.settings, run.games, ratings)]
+    if paths:
+        lines.append(f"Plots: {', '.join(paths)}")
+    lines.append(f"Results: {os.path.join(run.out_dir, 'results.sqlite')}")
+    return "\n".join(lines)
 
 
 def describe_settings(settings: TournamentSettings) -> str:

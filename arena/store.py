@@ -8,10 +8,11 @@ import os
 import socket
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from arena.movelog import add_moves_view
 from arena.settings import TournamentSettings
 
 __all__ = ["GameResult", "RunStore", "RunLock", "DB_NAME"]
@@ -47,7 +48,8 @@ CREATE TABLE IF NOT EXISTS games (
     moves0 INTEGER NOT NULL,     -- moves chosen, per seat
     moves1 INTEGER NOT NULL,
     end_reason TEXT NOT NULL,    -- 'rules', 'ply cap', or what stopped the game ('error in seat 1: ...')
-    finished_at TEXT NOT NULL
+    finished_at TEXT NOT NULL,
+    searches TEXT                -- JSON per-move log, one array per ply (arena.movelog); NULL before logs
 );
 """
 
@@ -74,6 +76,9 @@ class GameResult:
     moves1: int
     end_reason: str = "rules"
     finished_at: str = ""
+    #: What the search reported for each ply (see :mod:`arena.movelog`), as played; a game loaded
+    #: from the database leaves it None (read it with ``RunStore.searches`` or ``Run.moves``).
+    searches: list[list] | None = None
 
     def score_for(self, seat: int) -> float:
         """The seat's tournament score: 1 win, 0.5 draw, 0 loss."""
@@ -160,6 +165,7 @@ class RunStore:
         with self._connect() as db:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.executescript(_SCHEMA)
+            add_moves_view(db)
             row = db.execute("SELECT value FROM settings WHERE key = 'tournament'").fetchone()
             if row is None:
                 db.execute("INSERT INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -218,8 +224,9 @@ class RunStore:
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         rows = []
         for result in results:
-            row = asdict(result)
+            row = dict(vars(result))  # not asdict: it would deep-copy every move and search
             row["moves"] = json.dumps(result.moves)
+            row["searches"] = None if result.searches is None else json.dumps(result.searches, separators=(",", ":"), default=_plain)
             row["finished_at"] = result.finished_at or now
             rows.append(row)
         if not rows:
@@ -230,17 +237,43 @@ class RunStore:
             db.executemany(f"INSERT OR REPLACE INTO games ({names}) VALUES ({marks})", rows)
 
     def games(self) -> list[GameResult]:
-        """Every finished game, in schedule order."""
+        """Every finished game, in schedule order, without its per-move log (``searches`` stays
+        None: a run may hold a million games, and their logs would take several times the memory
+        of the rest; :meth:`searches` reads them)."""
         with self._connect() as db:
-            cursor = db.execute("SELECT * FROM games ORDER BY id")
-            columns = [c[0] for c in cursor.description]
+            cursor = db.execute(f"SELECT {', '.join(_GAME_COLUMNS)} FROM games ORDER BY id")
             rows = cursor.fetchall()
         results = []
         for row in rows:
-            data = dict(zip(columns, row))
+            data = dict(zip(_GAME_COLUMNS, row))
             data["moves"] = json.loads(data["moves"])
             results.append(GameResult(**data))
         return results
+
+    def searches(self, ids: list[int] | None = None) -> dict[int, list[list] | None]:
+        """The per-move log of every finished game (or of the games ``ids``), by game id; None
+        for a game stored without one (see :mod:`arena.movelog`)."""
+        with self._connect() as db:
+            if "searches" not in {row[1] for row in db.execute("PRAGMA table_info(games)")}:
+                found = db.execute("SELECT id FROM games").fetchall()  # a run stored before the logs
+                return {game_id: None for (game_id,) in found if ids is None or game_id in ids}
+            if ids is None:
+                found = db.execute("SELECT id, searches FROM games").fetchall()
+            else:
+                marks = ", ".join("?" * len(ids))
+                found = db.execute(f"SELECT id, searches FROM games WHERE id IN ({marks})", list(ids)).fetchall()
+        return {game_id: None if text is None else json.loads(text) for game_id, text in found}
+
+
+#: The columns of ``games`` that :meth:`RunStore.games` reads (all but the per-move log).
+_GAME_COLUMNS = tuple(name for name in GameResult.__dataclass_fields__ if name != "searches")
+
+
+def _plain(value):
+    """A number that ``json`` does not know (a numpy scalar an agent reported) as a plain one."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not a number a search log can hold")
 
 
 def make_run_folder(out_dir: str) -> None:

@@ -5,15 +5,16 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Callable
 
-from tqdm import tqdm
+from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
 
 tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
 
 import engines
-from arena.ratings import Ratings, fit_ratings
+from arena.movelog import MOVE_COLUMNS, move_rows
+from arena.ratings import Ratings, fit_ratings, rating_history
 from arena.settings import TournamentSettings
 from arena.sprt import SprtWatch
 from arena.store import GameResult, RunLock, RunStore
@@ -42,6 +43,8 @@ class Run:
         (4, ['greedy', 'random'])
         >>> run.records()[0]["player0"]
         'random'
+        >>> run.moves()[0]["agent"], run.moves()[0]["depth"]  # greedy looks one ply ahead
+        ('random', None)
     """
 
     out_dir: str
@@ -51,9 +54,63 @@ class Run:
     #: None when no worker process ran).
     worker_compilations: int | None = None
 
+    def __repr__(self) -> str:
+        # Short: a run may hold a million games.
+        return (
+            f"<Run {self.settings.game}: {', '.join(self.settings.labels)}; "
+            f"{len(self.games):,} of {self.settings.total_games:,} games played; {self.out_dir}>"
+        )
+
     def records(self) -> list[dict]:
-        """The games as plain dicts (one per game, the database's columns)."""
-        return [asdict(g) for g in self.games]
+        """The games as plain dicts (one per game, the database's columns but the per-move log,
+        which :meth:`moves` gives)."""
+        return [{**{k: v for k, v in vars(g).items() if k != "searches"}, "moves": list(g.moves)} for g in self.games]
+
+    def moves(self) -> list[dict]:
+        """Every ply of every stored game with what the mover's search reported, as plain dicts:
+        ``game_id, ply, seat, agent, move, opening, value, exact, depth, nodes, simulations,
+        seconds`` (the ``moves`` view of the database; see :mod:`arena.movelog`). Fields a search
+        did not report are None; so are all but the move in a game stored before the logs. (A run
+        of a million games has tens of millions of plies: query the ``moves`` view in SQL then.)
+        """
+        return move_rows(self.games, self.searches())
+
+    def searches(self, game_ids: list[int] | None = None) -> dict[int, list | None]:
+        """The per-move logs (see :mod:`arena.movelog`) of the games (or of ``game_ids``), by id,
+        read from the run's database (a game just played carries its own)."""
+        chosen = None if game_ids is None else set(game_ids)
+        wanted = [g for g in self.games if chosen is None or g.id in chosen]
+        logs = {g.id: g.searches for g in wanted}
+        missing = [g.id for g in wanted if g.searches is None]
+        store = RunStore(self.out_dir, readonly=True)
+        if missing and store.exists():
+            try:
+                # A few games by id; many at once in one pass over the table.
+                stored = store.searches(missing if len(missing) <= 500 else None)
+            finally:
+                store.close()
+            logs.update((i, stored.get(i)) for i in missing)
+        return logs
+
+    def moves_dataframe(self):
+        """:meth:`moves` as a pandas DataFrame (needs ``pip install pandas``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("moves_dataframe needs pandas: pip install pandas (moves() needs nothing)") from None
+        return pandas.DataFrame(self.moves(), columns=list(MOVE_COLUMNS))
+
+    def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict]:
+        """The ratings refitted on growing prefixes of the games in schedule order: rows
+        ``{"games", "agent", "elo", "low", "high"}`` (see :func:`arena.ratings.rating_history`)."""
+        return rating_history(rating_results(sorted(self.games, key=lambda g: g.id)), list(self.settings.labels), anchor, points, intervals)
+
+    def write_report(self, anchor: str | None = None, plots: bool = True) -> str:
+        """Writes the plots into the run's folder and returns the report, as ``arena report``
+        prints it (see :func:`arena.report.write_report`)."""
+        from arena.report import write_report
+
+        return write_report(self, anchor, plots)
 
     def to_dataframe(self):
         """The games as a pandas DataFrame (needs ``pip install pandas``)."""

@@ -12,6 +12,7 @@ from numba.core import event as numba_event
 
 import agents
 import engines
+from arena.movelog import logging_moves, opening_entries, search_entry
 from arena.openings import start_position
 from arena.settings import ScheduledGame, TournamentSettings
 from arena.store import GameResult
@@ -40,9 +41,14 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
     chosen = [0, 0]
     end_reason = "rules"
     result = None
+    # What each search reported, one entry per ply (arena.movelog); moves played before the agents
+    # took over (an opening) have none.
+    logging = logging_moves()
+    searches = opening_entries(game, scheduled.game_seed, names) if logging else None
     while not state.is_terminal():
         mover = state.current_player
         start = time.perf_counter()
+        seats[mover].last_search = None  # an agent that reports nothing must not repeat its last report
         try:
             move = seats[mover].select_move(seats[mover].observe(state, mover), limit)
         except Exception as error:  # an agent's failure must not stop the tournament
@@ -56,6 +62,8 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
             result = -1.0 if mover == 0 else 1.0
             break
         names.append(game.format_move(state, move))
+        if logging:
+            searches.append(search_entry(mover, seats[mover].last_search))
         state.apply(move)
     if result is None:
         result = state.outcome()
@@ -79,6 +87,7 @@ def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, 
         moves0=chosen[0],
         moves1=chosen[1],
         end_reason=end_reason,
+        searches=searches,
     )
 
 
