@@ -34,8 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
 from engines import contract
-from engines._jit import kernel, monotonic_ns
+from engines._jit import JIT_DISABLED, kernel, monotonic_ns
 
 __all__ = ["SOLVER_ENTRY", "new_solver_table", "solve_position", "solve", "Solution"]
 
@@ -54,6 +59,7 @@ BUCKET = 4
 _BOUND_CAP = 32767
 # Scores within the search: margins are small ints, so these never meet a real value.
 _INF = 1 << 40
+ETC = True
 
 # Slots of the ``stats`` array.
 STAT_NODES = 0
@@ -77,6 +83,34 @@ F_NODES0 = 8  # STAT_NODES on entry: the subtree's cost
 F_TT_MOVE = 9
 F_SKIPPED_HIGH = 10  # the highest upper bound of the children skipped as unable to raise alpha
 F_SIZE = 11
+
+
+if JIT_DISABLED:
+
+    def prefetch(array, index):
+        """Pure-Python mode: nothing to fetch."""
+
+else:
+
+    @intrinsic
+    def prefetch(typingctx, array, index):
+        """Starts loading ``array[index]`` into the cache (LLVM's prefetch: read, keep), so that
+        the table lookups of all children of a position wait for memory once, together."""
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context, builder, signature, args):
+            array_type = signature.args[0]
+            data = context.make_array(array_type)(context, builder, args[0])
+            pointer = cgutils.get_item_pointer(context, builder, array_type, data, [args[1]], wraparound=False)
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+            builder.call(fn, [builder.bitcast(pointer, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return types.none(array, index), codegen
 
 
 def new_solver_table(megabytes: float) -> np.ndarray:
@@ -158,13 +192,14 @@ def _count_node(stats):
 
 
 @kernel
-def _null_window(stack, scratch, moves, deltas, same, highs, order, keys, frames, table, db, db_k, stats, alpha, beta):
+def _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, order, keys, frames, table, db, db_k, stats, alpha, beta):
     """Fail-soft alpha-beta value of the non-terminal ``stack[0]`` (change of the margin, mover's
     view) within ``(alpha, beta)``; ``frames[0, F_BEST_I]`` is then the best child's index.
 
     Arrays per ply ``p``: ``moves[p]`` the legal moves, ``deltas[p, i]`` the margin change of move
     ``i`` (mover's view), ``same[p, i]`` 1 when the mover moves again (2: the child's value is
-    known already and counted), ``highs[p, i]`` a proven upper bound of the move's value,
+    known already and counted), ``lows``/``highs[p, i]`` proven bounds of the move's value
+    (first of the child's), ``child_keys[p, i]`` the child's table key,
     ``order[p]`` the search order, ``keys[p]`` scratch sort keys. Returns 0 with ``stats[STAT_ABORTED]`` set when a budget
     ran out or the game was deeper than the stack.
     """
@@ -214,6 +249,9 @@ def _null_window(stack, scratch, moves, deltas, same, highs, order, keys, frames
             best = -_INF
             best_i = 0
             child = scratch[0]
+            # First pass: play each move, note its gain and the child's bounds, and start
+            # fetching the child's table bucket, so that the cache misses of all children
+            # overlap instead of following one another.
             for i in range(n):
                 scratch[0] = s
                 contract.apply_move(child, moves[ply, i])
@@ -223,27 +261,39 @@ def _null_window(stack, scratch, moves, deltas, same, highs, order, keys, frames
                 deltas[ply, i] = d
                 if contract.is_terminal(child):
                     same[ply, i] = 2  # terminal: the value of the move is d
-                    c_lo = d
-                    c_hi = d
+                    lows[ply, i] = 0
+                    highs[ply, i] = 0
+                    continue
+                them = contract.current_player(child)
+                same[ply, i] = 1 if them == me else 0
+                k_lo, k_hi = _mover_bounds(child, them)
+                v = contract.endgame_value(child, db, db_k)
+                if v != contract.NO_ENDGAME_VALUE:
+                    k_lo = v
+                    k_hi = v
+                elif ETC:
+                    ckey = contract.solve_key(child)
+                    child_keys[ply, i] = ckey
+                    prefetch(table, _bucket_of(table, ckey))
+                lows[ply, i] = k_lo
+                highs[ply, i] = k_hi
+            # Second pass: the children's table bounds, the bounds of each move's value, the
+            # search order.
+            for i in range(n):
+                d = deltas[ply, i]
+                k_lo = lows[ply, i]
+                k_hi = highs[ply, i]
+                if ETC and same[ply, i] != 2 and k_lo != k_hi:
+                    cslot = _probe(table, child_keys[ply, i])
+                    if cslot >= 0:
+                        k_lo = max(k_lo, np.int64(table[cslot]["lower"]))
+                        k_hi = min(k_hi, np.int64(table[cslot]["upper"]))
+                if same[ply, i] == 0:
+                    c_lo = d - k_hi
+                    c_hi = d - k_lo
                 else:
-                    them = contract.current_player(child)
-                    same[ply, i] = 1 if them == me else 0
-                    k_lo, k_hi = _mover_bounds(child, them)
-                    v = contract.endgame_value(child, db, db_k)
-                    if v != contract.NO_ENDGAME_VALUE:
-                        k_lo = v
-                        k_hi = v
-                    else:
-                        cslot = _probe(table, contract.solve_key(child))
-                        if cslot >= 0:
-                            k_lo = max(k_lo, np.int64(table[cslot]["lower"]))
-                            k_hi = min(k_hi, np.int64(table[cslot]["upper"]))
-                    if them == me:
-                        c_lo = d + k_lo
-                        c_hi = d + k_hi
-                    else:
-                        c_lo = d - k_hi
-                        c_hi = d - k_lo
+                    c_lo = d + k_lo
+                    c_hi = d + k_hi
                 highs[ply, i] = c_hi
                 if c_lo > best:
                     best = c_lo
@@ -258,7 +308,7 @@ def _null_window(stack, scratch, moves, deltas, same, highs, order, keys, frames
                         (min(max(c_lo, -(1 << 20)), 1 << 20) << 24)
                         + ((min(max(c_hi, -2048), 2047) + 2048) << 8)
                         + ((min(max(d, -31), 31) + 32) << 2)
-                        + same[ply, i]
+                        + (same[ply, i] & 1)
                     )
                 if c_lo == c_hi:
                     same[ply, i] = 2  # known exactly and counted in best: never searched
@@ -371,7 +421,9 @@ def solve_position(root, table, db, db_k, guess, node_limit, deadline_ns, max_pl
     moves = np.empty((max_ply + 1, width), contract.MOVE_DTYPE)
     deltas = np.zeros((max_ply + 1, width), np.int64)
     same = np.zeros((max_ply + 1, width), np.int8)
+    lows = np.zeros((max_ply + 1, width), np.int64)
     highs = np.zeros((max_ply + 1, width), np.int64)
+    child_keys = np.zeros((max_ply + 1, width), np.uint64)
     order = np.zeros((max_ply + 1, width), np.int64)
     keys = np.zeros((max_ply + 1, width), np.int64)
     frames = np.zeros((max_ply + 1, F_SIZE), np.int64)
@@ -390,7 +442,7 @@ def solve_position(root, table, db, db_k, guess, node_limit, deadline_ns, max_pl
         beta = f + 1 if f == lower else f
         stack[0] = root
         stats[STAT_SEARCHES] += 1
-        g = _null_window(stack, scratch, moves, deltas, same, highs, order, keys, frames, table, db, db_k, stats, beta - 1, beta)
+        g = _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, order, keys, frames, table, db, db_k, stats, beta - 1, beta)
         if stats[STAT_ABORTED]:
             break
         if g >= beta:
@@ -403,7 +455,7 @@ def solve_position(root, table, db, db_k, guess, node_limit, deadline_ns, max_pl
         # Never failed high: the value is the bound that every continuation reaches, or it was
         # known before the search (database, table). A search just below it names a move.
         stack[0] = root
-        g = _null_window(stack, scratch, moves, deltas, same, highs, order, keys, frames, table, db, db_k, stats, lower - 1, lower)
+        g = _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, order, keys, frames, table, db, db_k, stats, lower - 1, lower)
         if not stats[STAT_ABORTED]:
             best_move = frames[0, F_BEST_I]
     result[0] = lower
