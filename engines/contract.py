@@ -378,8 +378,12 @@ UNBOUNDED_MARGIN = 1 << 30
 
 
 def has_margin(s) -> bool:
-    """Whether the game of ``s`` declares a margin (else it is solved to win, draw or loss)."""
-    return hasattr(kernels_for(s), "margin")
+    """Whether the game of ``s`` declares a margin (else it is solved to win, draw or loss); a
+    game whose variants differ says so with a plain-Python ``has_margin(s)``."""
+    module = kernels_for(s)
+    if hasattr(module, "has_margin"):
+        return bool(module.has_margin(s))
+    return hasattr(module, "margin")
 
 
 @kernel

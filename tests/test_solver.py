@@ -4,7 +4,6 @@ tests/reference/mancala.py."""
 
 from __future__ import annotations
 
-import copy
 import sys
 from functools import lru_cache
 
@@ -15,46 +14,55 @@ import agents
 import engines
 from agents.solver import new_solver_table, solve
 from engines.mancala import endgame, kernels
+from tests.reference.kalah_minimax import kalah_minimax
 from tests.reference.mancala import MancalaReference
 
 
 def reference_margin(pits: int, capture: str, empty_capture: bool):
-    """``value(south, north, to_move)``: the final margin (South's store minus North's, counted
-    from the position on) under perfect play, by full-depth minimax over every move, memoised on
-    the position (the rules never look at the stores, so the value of the rest of the game does
-    not depend on them). Test-only and slow: plain Python over the reference rules."""
+    """``value(south, north, to_move)``: South's margin from the position on under perfect play,
+    by the test-only full-depth minimax of tests/reference/kalah_minimax.py."""
+    mover_value = kalah_minimax(pits, capture, empty_capture)
 
-    @lru_cache(maxsize=None)
     def value(south: tuple, north: tuple, to_move: int) -> int:
-        game = MancalaReference(pits, 0, capture, empty_capture)
-        game.board = list(south) + [0] + list(north) + [0]
-        game.to_move = to_move
-        results = []
-        for move in game.legal_moves():
-            child = copy.deepcopy(game)
-            child.apply(move)
-            south_store, north_store = child.stores()
-            gained = south_store - north_store
-            if not child.over:
-                gained += value(tuple(child.pits_of(0)), tuple(child.pits_of(1)), child.to_move)
-            results.append(gained)
-        return max(results) if to_move == 0 else min(results)
+        return mover_value(south, north) if to_move == 0 else -mover_value(north, south)
 
     return value
+
+
+def test_reference_minimax_agrees_with_the_reference_rules():
+    """The memoised minimax plays by the same rules as tests/reference/mancala.py: a full-depth
+    minimax over that slower reference gives the same values on the small games."""
+
+    def slow(game):
+        if game.over:
+            return game.stores()[0] - game.stores()[1]
+        results = []
+        for move in game.legal_moves():
+            child = MancalaReference(game.pits, 0, game.capture, game.empty_capture)
+            child.board, child.to_move = list(game.board), game.to_move
+            child.apply(move)
+            results.append(slow(child))
+        return max(results) if game.to_move == 0 else min(results)
+
+    for capture, empty in (("kalah", False), ("kalah", True), ("opposite", False)):
+        for pits, seeds in ((1, 4), (2, 2), (2, 3), (3, 1), (3, 2)):
+            value = reference_margin(pits, capture, empty)
+            assert slow(MancalaReference(pits, seeds, capture, empty)) == value((seeds,) * pits, (seeds,) * pits, 0)
 
 
 KALAH_CASES = [(pits, seeds) for pits in (1, 2, 3) for seeds in range(1, 7)]
 
 
-@pytest.mark.parametrize("empty_capture", [False, True])
-def test_exact_margins_of_small_kalah_equal_full_depth_minimax(empty_capture):
-    """Every Kalah(m, n) with m <= 3 and n <= 6 under both capture rules: the solver's margin is
-    the minimax margin, and its move achieves it."""
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+@pytest.mark.parametrize("capture,empty_capture", [("kalah", False), ("kalah", True), ("opposite", False)])
+def test_exact_margins_of_small_kalah_equal_full_depth_minimax(capture, empty_capture):
+    """Every Kalah(m, n) with m <= 3 and n <= 6, with and without the capture on an empty pit
+    (Irving's rules: with), and under text 004's capture: the solver's margin is the minimax
+    margin, and its move achieves it."""
     table = new_solver_table(8)
     for pits, seeds in KALAH_CASES:
-        value = reference_margin(pits, "kalah", empty_capture)
-        state = engines.make("kalah", pits=pits, seeds=seeds, empty_capture=empty_capture).new_initial_state()
+        value = reference_margin(pits, capture, empty_capture)
+        game = engines.make("kalah", pits=pits, seeds=seeds, capture=capture, empty_capture=empty_capture)
+        state = game.new_initial_state()
         expected = value((seeds,) * pits, (seeds,) * pits, 0)
         table[:] = 0
         solution = solve(state, table=table)
@@ -89,13 +97,11 @@ def test_solver_on_random_positions_with_stores_and_either_player_to_move():
 
 def test_games_without_a_margin_solve_to_win_draw_or_loss():
     """Classic Konane has no margin (the last player to move wins): the solver's value is the
-    outcome, and 4x4 is a second-player win (README; full-depth minimax agrees)."""
-    state = engines.make("konane-classic", size=4).new_initial_state()
-    solution = solve(state, table_mb=4)
-    assert solution.exact and not solution.has_margin and solution.margin == -1
-    from tests.test_agents import minimax_score
-
-    assert np.sign(minimax_score(state, 40)) == -1
+    outcome; 4x4 is a second-player win and 5x5 a first-player win (as tests/test_agents.py
+    checks the alpha-beta solve mode, and full-depth minimax on 4x4)."""
+    for size, expected in ((4, -1), (5, 1)):
+        solution = solve(engines.make("konane-classic", size=size).new_initial_state(), table_mb=4)
+        assert solution.exact and not solution.has_margin and solution.margin == expected
 
 
 def test_capture_scored_konane_margin_equals_minimax():
