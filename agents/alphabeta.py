@@ -18,8 +18,9 @@ Design notes:
   every node) or the ``time`` runs out (checked every 1024 nodes inside the compiled search) or
   when the value is proven. An interrupted iteration still counts once its first root move (the
   previous iteration's best, always searched first) is done.
-* Solve mode searches until no position was cut off by the horizon, then reports the exact value
-  (win, draw or loss) for the player to move.
+* Solve mode hands the position to the exact solver (``agents/solver.py``: MTD(f) on the final
+  margin, a table of proven bounds, optional endgame databases) and reports the value and margin
+  for the player to move.
 """
 
 from __future__ import annotations
@@ -400,7 +401,9 @@ class AlphaBetaAgent(TableAgent):
         DEPTH,
         replace(NODES, doc="positions visited per move (100,000 when no depth, nodes or time is given)"),
         TIME,
-        Param("solve", False, "deepen until the value is proven and report it (win, draw or loss)"),
+        Param("solve", False, "solve exactly (agents/solver.py: MTD(f) on the final margin) and report the margin"),
+        Param("endgame", 0, "Kalah, with solve: endgame database of every position with at most this many "
+              "seeds on the board (built once into the cache folder); 0: none", low=0, high=63),
         TABLE_MB,
     )
     #: The budget when no depth, nodes or time is given and the agent does not solve.
@@ -413,7 +416,45 @@ class AlphaBetaAgent(TableAgent):
             return self.DEFAULT_LIMIT
         return limit
 
+    def _check_params(self):
+        super()._check_params()
+        self._solver_table = None
+
+    def reset(self):
+        super().reset()
+        if self._solver_table is not None:
+            self._solver_table[:] = 0
+
+    def _solve(self, state, limit):
+        """The exact solver's move and margin; when a budget stops it first, the proven bounds give
+        the value if they decide the result, and the plain search picks the move if it has none."""
+        from agents.solver import new_solver_table, solve
+
+        if self._solver_table is None:
+            self._solver_table = new_solver_table(self.params["table_mb"])
+        db = None
+        if self.params["endgame"] and state.game.family == "mancala":
+            from engines.mancala import endgame
+
+            db = endgame.for_state(state, self.params["endgame"], build_missing=True)
+        solution = solve(state, table=self._solver_table, endgame=db, time=limit.time, nodes=limit.nodes)
+        sign = 1 if state.current_player == 0 else -1
+        lower, upper = sorted((sign * solution.lower, sign * solution.upper))
+        decided = lower > 0 or upper < 0 or lower == upper == 0
+        move = solution.move
+        if move is None:
+            move = int(alphabeta_search(state.data, 4, 10_000, 0, self.table, self.history, self.rng, np.zeros(4)))
+        return SearchInfo(
+            move=int(move),
+            value=float(np.sign(lower if lower > 0 else upper)) if decided else 0.0,
+            exact=decided,
+            nodes=solution.nodes,
+            margin=sign * solution.margin if solution.exact and solution.has_margin else None,
+        )
+
     def _select(self, state, limit):
+        if self.params["solve"]:
+            return self._solve(state, limit)
         depth = limit.depth or MAX_DEPTH
         nodes = limit.nodes or 2**62
         deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
