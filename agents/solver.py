@@ -192,16 +192,19 @@ def _count_node(stats):
 
 
 @kernel
-def _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, order, keys, frames, table, db, db_k, stats, alpha, beta):
+def _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, table, db, db_k, stats, alpha, beta, horizon):
     """Fail-soft alpha-beta value of the non-terminal ``stack[0]`` (change of the margin, mover's
     view) within ``(alpha, beta)``; ``frames[0, F_BEST_I]`` is then the best child's index.
 
     Arrays per ply ``p``: ``moves[p]`` the legal moves, ``deltas[p, i]`` the margin change of move
     ``i`` (mover's view), ``same[p, i]`` 1 when the mover moves again (2: the child's value is
     known already and counted), ``lows``/``highs[p, i]`` proven bounds of the move's value
-    (first of the child's), ``child_keys[p, i]`` the child's table key,
+    (first of the child's), ``hints[p, i]`` the child's heuristic (scaled, mover's view),
+    ``child_keys[p, i]`` the child's table key,
     ``order[p]`` the search order, ``keys[p]`` scratch sort keys. Returns 0 with ``stats[STAT_ABORTED]`` set when a budget
-    ran out or the game was deeper than the stack.
+    ran out or the game was deeper than the stack. Below ``horizon`` plies a position is not
+    searched but estimated: no change of the margin from there (for the estimates that seed
+    MTD(f); the bounds it stores are then estimates too, so it gets a table of its own).
     """
     max_ply = stack.shape[0] - 1
     ply = 0
@@ -235,6 +238,9 @@ def _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, o
             elif hi <= a:
                 value = hi
                 have_value = True
+        if not have_value and ply >= horizon:
+            value = min(max(np.int64(0), lo), hi)
+            have_value = True
         if not have_value:
             a = max(a, lo)
             b = min(b, hi)
@@ -261,11 +267,14 @@ def _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, o
                 deltas[ply, i] = d
                 if contract.is_terminal(child):
                     same[ply, i] = 2  # terminal: the value of the move is d
+                    hints[ply, i] = 0
                     lows[ply, i] = 0
                     highs[ply, i] = 0
                     continue
                 them = contract.current_player(child)
                 same[ply, i] = 1 if them == me else 0
+                h = contract.heuristic(child)
+                hints[ply, i] = np.int64((1.0 + (h if me == 0 else -h)) * 262144.0)
                 k_lo, k_hi = _mover_bounds(child, them)
                 v = contract.endgame_value(child, db, db_k)
                 if v != contract.NO_ENDGAME_VALUE:
@@ -299,16 +308,18 @@ def _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, o
                     best = c_lo
                     best_i = i
                 # Order: the table's move, then by the best proven lower bound, the upper bound,
-                # the gain and keeping the turn.
+                # the gain, keeping the turn, and the game's heuristic of the child (for games
+                # whose moves gain nothing until the end, such as normal-play Konane).
                 order[ply, i] = i
                 if i == tt_move:
-                    keys[ply, i] = 1 << 50
+                    keys[ply, i] = 1 << 62
                 else:
                     keys[ply, i] = (
-                        (min(max(c_lo, -(1 << 20)), 1 << 20) << 24)
-                        + ((min(max(c_hi, -2048), 2047) + 2048) << 8)
-                        + ((min(max(d, -31), 31) + 32) << 2)
-                        + (same[ply, i] & 1)
+                        (min(max(c_lo, -(1 << 15)), 1 << 15) << 46)
+                        + ((min(max(c_hi, -(1 << 15)), (1 << 15) - 1) + (1 << 15)) << 30)
+                        + ((min(max(d, -127), 127) + 128) << 22)
+                        + ((same[ply, i] & 1) << 21)
+                        + hints[ply, i]
                     )
                 if c_lo == c_hi:
                     same[ply, i] = 2  # known exactly and counted in best: never searched
@@ -407,11 +418,12 @@ def _finish(stack, frames, table, stats, ply):
 
 
 @kernel
-def solve_position(root, table, db, db_k, guess, node_limit, deadline_ns, max_ply, stats, result):
+def solve_position(root, table, guess_table, guess_depth, db, db_k, guess, node_limit, deadline_ns, max_ply, stats, result):
     """MTD(f) from the non-terminal ``root``: returns the index (``legal_moves`` order) of a best
     move and fills ``result: int64[3]`` with (lower, upper) bounds of the root's value, the change
     of the margin from ``root`` to the end seen by its player to move (equal when solved), and the
-    number of null-window searches. ``guess`` is the first test value; ``stats: int64[STAT_SIZE]``
+    number of null-window searches. ``guess`` is the first test value, refined by estimates to
+    ``guess_depth`` plies first (in ``guess_table``, 0: none); ``stats: int64[STAT_SIZE]``
     collects the counts; a node budget, a deadline (``monotonic_ns``, 0: none) or a game deeper
     than ``max_ply`` stops the search with the bounds proven so far.
     """
@@ -424,6 +436,7 @@ def solve_position(root, table, db, db_k, guess, node_limit, deadline_ns, max_pl
     lows = np.zeros((max_ply + 1, width), np.int64)
     highs = np.zeros((max_ply + 1, width), np.int64)
     child_keys = np.zeros((max_ply + 1, width), np.uint64)
+    hints = np.zeros((max_ply + 1, width), np.int64)
     order = np.zeros((max_ply + 1, width), np.int64)
     keys = np.zeros((max_ply + 1, width), np.int64)
     frames = np.zeros((max_ply + 1, F_SIZE), np.int64)
@@ -438,11 +451,31 @@ def solve_position(root, table, db, db_k, guess, node_limit, deadline_ns, max_pl
         upper = exact
     best_move = -1
     f = min(max(guess, lower), upper)
-    while lower < upper:
+    # Iterative deepening of estimates (Irving et al.): MTD(f) to a horizon of 2, 4, ... plies in a
+    # table of its own, each depth starting from the last one's value, gives the exact search a
+    # first test value near the truth, and each null-window search far from it is wasted work.
+    for depth in range(2, guess_depth + 1, 2):
+        for i in range(len(guess_table)):
+            guess_table[i]["work"] = 0  # empty (a probe needs work != 0)
+        low, high = lower, upper
+        while low < high:
+            beta = f + 1 if f == low else f
+            stack[0] = root
+            g = _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, guess_table, db, db_k, stats, beta - 1, beta, depth)
+            if stats[STAT_ABORTED]:
+                break
+            if g >= beta:
+                low = g
+            else:
+                high = g
+            f = g
+        if stats[STAT_ABORTED]:
+            break
+    while lower < upper and not stats[STAT_ABORTED]:
         beta = f + 1 if f == lower else f
         stack[0] = root
         stats[STAT_SEARCHES] += 1
-        g = _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, order, keys, frames, table, db, db_k, stats, beta - 1, beta)
+        g = _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, table, db, db_k, stats, beta - 1, beta, max_ply + 1)
         if stats[STAT_ABORTED]:
             break
         if g >= beta:
@@ -455,7 +488,7 @@ def solve_position(root, table, db, db_k, guess, node_limit, deadline_ns, max_pl
         # Never failed high: the value is the bound that every continuation reaches, or it was
         # known before the search (database, table). A search just below it names a move.
         stack[0] = root
-        g = _null_window(stack, scratch, moves, deltas, same, lows, highs, child_keys, order, keys, frames, table, db, db_k, stats, lower - 1, lower)
+        g = _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, table, db, db_k, stats, lower - 1, lower, max_ply + 1)
         if not stats[STAT_ABORTED]:
             best_move = frames[0, F_BEST_I]
     result[0] = lower
@@ -491,7 +524,8 @@ class Solution:
 
 
 def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: float | None = None,
-          nodes: int | None = None, guess: int | None = None, max_ply: int = 1000) -> Solution:
+          nodes: int | None = None, guess: int | None = None, guess_depth: int | None = None,
+          max_ply: int = 1000) -> Solution:
     """Solves ``state`` (a perfect-information ``engines.State``) to its final margin.
 
     Args:
@@ -501,7 +535,9 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
         endgame: an endgame database ``(db, k)`` for the game (Kalah: ``engines.mancala.endgame``),
             or None.
         time, nodes: a budget in seconds or positions; the result is then maybe not exact.
-        guess: the first value MTD(f) tests (player 0's margin); default the margin so far.
+        guess: the first value MTD(f) tests (player 0's margin); default the margin so far,
+            refined by estimates to ``guess_depth`` plies (default 12 for a game with a margin,
+            none for a game solved to win, draw or loss).
         max_ply: the deepest line the search may follow.
 
     Returns:
@@ -536,7 +572,11 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
     stats = np.zeros(STAT_SIZE, np.int64)
     result = np.zeros(3, np.int64)
     deadline = monotonic_ns() + int(time * 1e9) if time else 0
-    index = solve_position(data, table, db, int(k), first, int(nodes or 2**62), deadline, int(max_ply), stats, result)
+    if guess_depth is None:
+        guess_depth = 12 if has and guess is None else 0
+    guess_table = new_solver_table(min(64.0, max(0.01, table.nbytes / 2**20 / 16))) if guess_depth else table[:BUCKET]
+    index = solve_position(data, table, guess_table, int(guess_depth), db, int(k), first, int(nodes or 2**62), deadline,
+                           int(max_ply), stats, result)
     if stats[STAT_ABORTED] == 2:
         raise ValueError(f"a line of play is longer than max_ply={max_ply}: raise it")
     lo, hi = int(result[0]), int(result[1])
