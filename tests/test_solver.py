@@ -187,3 +187,27 @@ def test_solver_refuses_hidden_information():
     state = engines.make("dominoes").new_initial_state(0)
     with pytest.raises(ValueError, match="perfect information"):
         solve(state)
+
+
+def test_alphabeta_reads_the_endgame_database_at_its_horizon(tmp_path, monkeypatch):
+    """With a database covering the whole game (Kalah(3,2): 12 seeds), a depth-1 alpha-beta
+    already knows the exact result: every leaf is in the database. Without it, depth 1 is only an
+    estimate."""
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
+    state = engines.make("kalah", pits=3, seeds=2, empty_capture=True).new_initial_state()
+    exact = solve(state, table_mb=1).margin
+    plain = agents.make_agent("alphabeta:depth=1", seed=1)
+    plain.select_move(state)
+    assert not plain.last_search.exact
+    helped = agents.make_agent("alphabeta:depth=1,endgame=12", seed=1)
+    helped.select_move(state)
+    assert helped.last_search.exact and helped.last_search.value == np.sign(exact)
+
+
+def test_alphabeta_solve_mode_reports_the_margin():
+    state = engines.make("kalah", pits=3, seeds=3, empty_capture=True).new_initial_state()
+    solver = agents.make_agent("alphabeta:solve=true")
+    solver.select_move(state)
+    info = solver.last_search
+    assert info.exact and info.value == 1.0 and info.margin == 2
+    assert "proven win by 2" in info.summary()
