@@ -85,12 +85,11 @@ def warm_up(state, db) -> None:
     solve(state, table_mb=0.01, endgame=db, nodes=10)
 
 
-def default_endgame_seeds(pits: int, total_seeds: int, max_entries: float) -> int | None:
-    """The largest database (at most ``max_entries`` positions) worth having for Kalah(pits, n)."""
-    if total_seeds <= 12:
-        return None
+def default_endgame_seeds(pits: int, most_seeds: int, max_entries: float) -> int:
+    """The largest database of ``pits`` pits within ``max_entries`` positions, and no larger than
+    the ``most_seeds`` of the largest game it is for (one database serves every n of an m)."""
     k = 0
-    while k + 1 <= min(total_seeds, 63) and endgame.database_size(pits, k + 1) <= max_entries:
+    while k + 1 <= min(most_seeds, 63) and endgame.database_size(pits, k + 1) <= max_entries:
         k += 1
     return k
 
@@ -100,6 +99,7 @@ def kalah_table(args) -> None:
     rows = []
     pits_list = [int(p) for p in args.pits.split(",")]
     seeds_list = [int(n) for n in args.seeds.split(",")]
+    db_pits = {int(p) for p in args.db_pits.split(",") if p}
     print(f"Kalah(m, n) under Irving's rules, one process, limit {args.limit:g} s each, table {args.table_mb:g} MiB")
     table = new_solver_table(args.table_mb)
     table[:] = 0
@@ -111,7 +111,7 @@ def kalah_table(args) -> None:
             if gave_up:
                 rows.append((pits, seeds, None, None, None, "skipped (a smaller n did not finish)", 0, 0.0, None, 0.0))
                 continue
-            k = default_endgame_seeds(pits, 2 * pits * seeds, args.db_entries)
+            k = default_endgame_seeds(pits, 2 * pits * max(seeds_list), args.db_entries) if pits in db_pits else None
             built = time.perf_counter()
             db = endgame_for(state, k, progress=not args.quiet)
             built = time.perf_counter() - built
@@ -167,11 +167,13 @@ def main(argv=None) -> None:
     parser.add_argument("--game", help="game and parameters, e.g. konane-classic:size=6")
     parser.add_argument("--kalah-table", action="store_true", help="compute the table of Irving et al.")
     parser.add_argument("--pits", default="1,2,3,4,5,6", help="--kalah-table: the m to solve")
-    parser.add_argument("--seeds", default="1,2,3,4,5,6", help="--kalah-table: the n to solve")
+    parser.add_argument("--seeds", default="1,2,3,4,5", help="--kalah-table: the n to solve")
     parser.add_argument("--limit", type=float, default=1800.0, help="seconds per game (default 1800)")
     parser.add_argument("--endgame", type=int, default=None, help="Kalah: endgame database of K seeds")
     parser.add_argument("--db-entries", type=float, default=6e8,
                         help="--kalah-table: the largest endgame database to build, in positions (bytes)")
+    parser.add_argument("--db-pits", default="5,6",
+                        help="--kalah-table: the m whose games use an endgame database (the smaller solve fast without)")
     parser.add_argument("--out", default=None, help="--kalah-table: Markdown file to write")
     parser.add_argument("--seed", type=int, default=0, help="seed of the start position (random openings)")
     parser.add_argument("--table-mb", type=float, default=1024.0, help="transposition table size (MiB)")
