@@ -516,6 +516,8 @@ class Solution:
     searches: int
     seconds: float
     has_margin: bool
+    #: Processor time of the search (on a shared machine the fair measure of one core's work).
+    cpu_seconds: float = 0.0
 
     @property
     def outcome(self) -> int | None:
@@ -558,6 +560,7 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
     data = record[0] if record.ndim else record
     has = contract.has_margin(data)
     started = _now()
+    cpu_started = _cpu()
     if contract.is_terminal(data):
         m = int(contract.margin(data))
         return Solution(m, m, m, True, None, 0, 0, 0.0, has)
@@ -595,8 +598,13 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
         searches=int(stats[STAT_SEARCHES]),
         seconds=_now() - started,
         has_margin=has,
+        cpu_seconds=_cpu() - cpu_started,
     )
 
 
 def _now() -> float:
     return time.perf_counter()
+
+
+def _cpu() -> float:
+    return time.process_time()

@@ -76,7 +76,8 @@ def solve_one(args) -> None:
         return
     print(f"{game!r}: a {describe(solution.margin, solution.has_margin)} for {mover} (the first to move), "
           f"e.g. with {state.format_move(solution.move)}")
-    print(f"proof: {solution.nodes:,} positions, {solution.searches} null-window searches, {solution.seconds:.2f} s"
+    print(f"proof: {solution.nodes:,} positions, {solution.searches} null-window searches, {solution.seconds:.2f} s "
+          f"({solution.cpu_seconds:.2f} s of processor time)"
           + (f", endgame database <= {db[1]} seeds" if db else ""))
 
 
@@ -109,7 +110,7 @@ def kalah_table(args) -> None:
             game = engines.make("kalah", pits=pits, seeds=seeds, empty_capture=True)
             state = game.new_initial_state()
             if gave_up:
-                rows.append((pits, seeds, None, None, None, "skipped (a smaller n did not finish)", 0, 0.0, None, 0.0))
+                rows.append((pits, seeds, None, None, None, "skipped (a smaller n did not finish)", 0, 0.0, None, 0.0, 0.0))
                 continue
             k = default_endgame_seeds(pits, 2 * pits * max(seeds_list), args.db_entries) if pits in db_pits else None
             built = time.perf_counter()
@@ -125,7 +126,7 @@ def kalah_table(args) -> None:
                 agree = "not finished"
                 gave_up = True
             row = (pits, seeds, solution.margin, (solution.lower, solution.upper), expected, agree, solution.nodes,
-                   solution.seconds, k, built if db else 0.0)
+                   solution.seconds, k, built if db else 0.0, solution.cpu_seconds)
             rows.append(row)
             print(format_row(row), flush=True)
     text = markdown(rows, args)
@@ -135,11 +136,11 @@ def kalah_table(args) -> None:
 
 
 def format_row(row) -> str:
-    pits, seeds, margin, bounds, expected, agree, nodes, seconds, k, built = row
+    pits, seeds, margin, bounds, expected, agree, nodes, seconds, k, built, cpu = row
     got = f"{margin:+d}" if margin is not None else (f"in [{bounds[0]}, {bounds[1]}]" if bounds else "-")
     pub = "?" if expected is None else f"{expected:+d}"
     return (f"Kalah({pits},{seeds}): {got:>14}  published {pub:>4}  {agree:<12} {nodes:>15,} positions "
-            f"{seconds:8.1f} s" + (f"  db<={k} (loaded or built in {built:.0f} s)" if k else ""))
+            f"{seconds:8.1f} s ({cpu:.1f} s cpu)" + (f"  db<={k} (loaded or built in {built:.0f} s)" if k else ""))
 
 
 def markdown(rows, args) -> str:
@@ -152,13 +153,13 @@ def markdown(rows, args) -> str:
         "(every position with at most that many seeds on the board). Published: "
         "experiments/data/kalah_irving2000.json ('?': not confirmed here).",
         "",
-        "| m | n | margin | published | agrees | positions | search s | db | db load/build s |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| m | n | margin | published | agrees | positions | search s | cpu s | db | db load/build s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for pits, seeds, margin, bounds, expected, agree, nodes, seconds, k, built in rows:
+    for pits, seeds, margin, bounds, expected, agree, nodes, seconds, k, built, cpu in rows:
         got = f"{margin:+d}" if margin is not None else (f"in [{bounds[0]}, {bounds[1]}]" if bounds else "-")
         pub = "?" if expected is None else f"{expected:+d}"
-        lines.append(f"| {pits} | {seeds} | {got} | {pub} | {agree} | {nodes:,} | {seconds:.1f} | {k or '-'} | {built:.0f} |")
+        lines.append(f"| {pits} | {seeds} | {got} | {pub} | {agree} | {nodes:,} | {seconds:.1f} | {cpu:.1f} | {k or '-'} | {built:.0f} |")
     return "\n".join(lines) + "\n"
 
 
