@@ -215,6 +215,11 @@ def cache_dir() -> Path:
     return Path(os.path.expanduser("~")) / ".cache" / "board-arena" / "endgame"
 
 
+# Databases read in this process, by file: a second game of the same variant does not read the
+# file again (hundreds of megabytes).
+_LOADED: dict[Path, np.ndarray] = {}
+
+
 def database_path(pits: int, k: int, capture: int, empty_capture: bool) -> Path:
     rule = "kalah" if capture == CAPTURE_KALAH else "opposite"
     return cache_dir() / f"kalah-p{pits}-{rule}{'-empty' if empty_capture else ''}-k{k}.npy"
@@ -225,9 +230,12 @@ def load(pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capture: bool = 
     """The database ``(db, k)`` of a variant from the cache folder, or None when it is not there
     (with ``build_missing``: built, saved and returned)."""
     path = database_path(pits, k, capture, empty_capture)
+    if path in _LOADED:
+        return _LOADED[path], k
     if path.is_file():
         db = np.load(path)
         if len(db) == database_size(pits, k):
+            _LOADED[path] = db
             return db, k
     if not build_missing:
         return None
@@ -236,6 +244,7 @@ def load(pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capture: bool = 
     tmp = path.with_suffix(".tmp.npy")
     np.save(tmp, db)
     os.replace(tmp, path)
+    _LOADED[path] = db
     return db, k
 
 
