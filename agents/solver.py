@@ -552,7 +552,7 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
         >>> import engines
         >>> from agents.solver import solve
         >>> solve(engines.make("kalah", pits=2, seeds=2).new_initial_state(), table_mb=1).margin
-        0
+        -2
     """
     if not state.game.perfect_information:
         raise ValueError(f"{state.game.name} has hidden information: the solver needs perfect information")
