@@ -18,8 +18,9 @@ Design notes:
   every node) or the ``time`` runs out (checked every 1024 nodes inside the compiled search) or
   when the value is proven. An interrupted iteration still counts once its first root move (the
   previous iteration's best, always searched first) is done.
-* Solve mode searches until no position was cut off by the horizon, then reports the exact value
-  (win, draw or loss) for the player to move.
+* Solve mode hands the position to the exact solver (``agents/solver.py``: MTD(f) on the final
+  margin, a table of proven bounds, optional endgame databases) and reports the value and margin
+  for the player to move.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from dataclasses import replace
 import numpy as np
 
 from agents.base import DEPTH, NODES, TIME, Agent, Limit, SearchInfo, register_agent
-from agents.scores import INFINITY, PROVEN_SCORE, horizon_score, is_proven, terminal_score, to_value
+from agents.scores import INFINITY, PROVEN_SCORE, WIN_SCORE, horizon_score, is_proven, terminal_score, to_value
 from engines import Param, contract
 from engines._jit import kernel, monotonic_ns, rng_below
 
@@ -182,7 +183,7 @@ def _store(table, frame, stats, ply):
 
 
 @kernel
-def _negamax(stack, moves, keys, frames, table, killers, history, stats, top, depth, alpha, beta):
+def _negamax(stack, moves, keys, frames, table, killers, history, stats, top, depth, alpha, beta, db, db_k):
     """Fail-soft negamax score of the non-terminal ``stack[top]`` for its player to move.
 
     A depth-first walk over explicit per-ply ``frames`` (numba cannot cache recursive kernels
@@ -201,8 +202,10 @@ def _negamax(stack, moves, keys, frames, table, killers, history, stats, top, de
         have_value = False
         value = 0.0
         if frame["depth"] <= 0:
-            stats[STAT_HORIZON] = 1
-            value = horizon_score(s, contract.current_player(s))
+            value = _endgame_score(s, db, db_k)
+            if value == NO_SCORE:
+                stats[STAT_HORIZON] = 1
+                value = horizon_score(s, contract.current_player(s))
             have_value = True
         else:
             key = contract.state_hash(s)
@@ -283,12 +286,42 @@ def _negamax(stack, moves, keys, frames, table, killers, history, stats, top, de
 
 @kernel
 def alphabeta_search(root, max_depth, node_limit, deadline_ns, table, history, rng, result):
+    """:func:`alphabeta_search_endgame` without an endgame database."""
+    return alphabeta_search_endgame(
+        root, max_depth, node_limit, deadline_ns, table, history, rng, result, np.zeros(0, np.int8), -1
+    )
+
+
+#: What ``_endgame_score`` returns for a position its database does not hold.
+NO_SCORE = -2.0 * WIN_SCORE
+
+
+@kernel(inline="always")
+def _endgame_score(s, db, db_k):
+    """The proven score of ``s`` for its player to move from an endgame database (the game's
+    ``contract.endgame_value``: the change of the margin to the end), or NO_SCORE. The distance to
+    the end is unknown, so a database win ranks just above the proven threshold: below any win
+    the search sees itself, as a later win should."""
+    change = contract.endgame_value(s, db, db_k)
+    if change == contract.NO_ENDGAME_VALUE:
+        return NO_SCORE
+    final = change + (contract.margin(s) if contract.current_player(s) == 0 else -contract.margin(s))
+    if final > 0:
+        return PROVEN_SCORE + 1.0
+    if final < 0:
+        return -(PROVEN_SCORE + 1.0)
+    return 0.0
+
+
+@kernel
+def alphabeta_search_endgame(root, max_depth, node_limit, deadline_ns, table, history, rng, result, db, db_k):
     """Iterative-deepening alpha-beta from the non-terminal ``root``.
 
     Returns the best move; fills ``result: float64[4]`` with (score, depth completed, nodes,
     proven). Deepening stops at ``max_depth``, after ``node_limit`` positions, at ``deadline_ns``
     (a ``monotonic_ns`` time, 0: none) or once the value is proven. Ties between equally scored
-    root moves are broken uniformly at random.
+    root moves are broken uniformly at random. ``db`` (``int8[:]``) with ``db_k``: an endgame
+    database the game reads at the horizon (``contract.endgame_value``), empty with -1: none.
     """
     stack = contract.new_states(root, MAX_DEPTH + 2)
     width = contract.max_moves(root)
@@ -330,10 +363,10 @@ def alphabeta_search(root, max_depth, node_limit, deadline_ns, table, history, r
             if contract.is_terminal(child):
                 score = terminal_score(child, me, 1)
             elif contract.current_player(child) == me:
-                score = _negamax(stack, moves, keys, frames, table, killers, history, stats, 1, depth - 1, alpha, INFINITY)
+                score = _negamax(stack, moves, keys, frames, table, killers, history, stats, 1, depth - 1, alpha, INFINITY, db, db_k)
             else:
                 score = -_negamax(
-                    stack, moves, keys, frames, table, killers, history, stats, 1, depth - 1, -INFINITY, -alpha
+                    stack, moves, keys, frames, table, killers, history, stats, 1, depth - 1, -INFINITY, -alpha, db, db_k
                 )
             if stats[STAT_ABORTED]:
                 break
@@ -400,7 +433,9 @@ class AlphaBetaAgent(TableAgent):
         DEPTH,
         replace(NODES, doc="positions visited per move (100,000 when no depth, nodes or time is given)"),
         TIME,
-        Param("solve", False, "deepen until the value is proven and report it (win, draw or loss)"),
+        Param("solve", False, "solve exactly (agents/solver.py: MTD(f) on the final margin) and report the margin"),
+        Param("endgame", 0, "Kalah: endgame database of every position with at most this many seeds on the "
+              "board (built once into the cache folder), read at the horizon and by solve; 0: none", low=0, high=63),
         TABLE_MB,
     )
     #: The budget when no depth, nodes or time is given and the agent does not solve.
@@ -413,13 +448,58 @@ class AlphaBetaAgent(TableAgent):
             return self.DEFAULT_LIMIT
         return limit
 
+    def _check_params(self):
+        super()._check_params()
+        self._solver_table = None
+
+    def reset(self):
+        super().reset()
+        if self._solver_table is not None:
+            self._solver_table[:] = 0
+
+    def _endgame(self, state):
+        """The Kalah endgame database ``(db, k)`` asked for by ``endgame``, or None."""
+        if not self.params["endgame"] or state.game.family != "mancala":
+            return None
+        from engines.mancala import endgame
+
+        return endgame.for_state(state, self.params["endgame"], build_missing=True)
+
+    def _solve(self, state, limit):
+        """The exact solver's move and margin; when a budget stops it first, the proven bounds give
+        the value if they decide the result, and the plain search picks the move if it has none."""
+        from agents.solver import new_solver_table, solve
+
+        if self._solver_table is None:
+            self._solver_table = new_solver_table(self.params["table_mb"])
+        db = self._endgame(state)
+        solution = solve(state, table=self._solver_table, endgame=db, time=limit.time, nodes=limit.nodes)
+        sign = 1 if state.current_player == 0 else -1
+        lower, upper = sorted((sign * solution.lower, sign * solution.upper))
+        decided = lower > 0 or upper < 0 or lower == upper == 0
+        move = solution.move
+        if move is None:
+            move = int(alphabeta_search(state.data, 4, 10_000, 0, self.table, self.history, self.rng, np.zeros(4)))
+        return SearchInfo(
+            move=int(move),
+            value=float(np.sign(lower if lower > 0 else upper)) if decided else 0.0,
+            exact=decided,
+            nodes=solution.nodes,
+            margin=sign * solution.margin if solution.exact and solution.has_margin else None,
+        )
+
     def _select(self, state, limit):
+        if self.params["solve"]:
+            return self._solve(state, limit)
         depth = limit.depth or MAX_DEPTH
         nodes = limit.nodes or 2**62
         deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
         self.history >>= 1  # age the history between moves
         result = np.zeros(4)
-        move = alphabeta_search(state.data, depth, nodes, deadline, self.table, self.history, self.rng, result)
+        db, k = self._endgame(state) or (np.zeros(0, np.int8), -1)
+        move = alphabeta_search_endgame(
+            state.data, depth, nodes, deadline, self.table, self.history, self.rng, result, db, k
+        )
         score = float(result[0])
         return SearchInfo(
             move=int(move),

@@ -60,6 +60,9 @@ class SearchInfo:
     nodes: int | None = None
     simulations: int | None = None
     seconds: float = 0.0
+    #: An exact solver's final margin for the player who moved (Kalah: their store minus the
+    #: opponent's at the end under perfect play); None when not solved or the game has no margin.
+    margin: int | None = None
 
     def summary(self) -> str:
         """One line for people, e.g. ``depth 9, 812,345 nodes, value +0.12, 0.50 s``."""
@@ -73,6 +76,8 @@ class SearchInfo:
         if self.value is not None:
             if self.exact:
                 parts.append({1: "proven win", 0: "proven draw", -1: "proven loss"}[round(self.value)])
+                if self.margin is not None and self.margin != 0:
+                    parts[-1] += f" by {abs(self.margin)}"
             else:
                 parts.append(f"value {self.value:+.2f}")
         parts.append(f"{self.seconds:.2f} s")

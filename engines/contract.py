@@ -52,6 +52,27 @@ A module may also provide ``move_capacity(s)``: the most legal moves of any stat
 variant, when that is far below ``MAX_MOVES`` (agents size their move buffers with
 :func:`max_moves`, which uses it).
 
+Optional kernels for exact solving (``agents/solver.py``), each with a default for games that lack it:
+
+==============================  =================================================================
+``margin(s)``                   int64, player 0's running margin, whose value at a terminal state
+                                is the game's final margin (its sign the outcome). Default: the
+                                outcome (1, 0, -1) at a terminal state, 0 before: a game without
+                                a margin is solved to win, draw or loss
+``margin_bounds(s)``            (lo, hi) int64: every continuation of ``s`` changes ``margin`` by
+                                at least ``lo`` and at most ``hi`` (player 0's view), so a search
+                                whose window lies outside them stops at once. Default: (-1, 1)
+                                for the default margin, else no bound
+``solve_key(s)``                uint64 hash of everything that decides the *change* of the margin
+                                from ``s`` on (a Kalah position without its stores), so that the
+                                solver's table shares positions reached with different scores.
+                                Default: ``state_hash``
+``endgame_value(s, db, k)``     the exact change of ``margin`` from ``s`` to the end under perfect
+                                play, from the mover's side, read from an endgame database ``db``
+                                (``int8[:]``) of positions up to size ``k``; ``NO_ENDGAME_VALUE``
+                                when ``s`` is not in it. Default: never in it
+==============================  =================================================================
+
 Games with hidden information also provide ``observe(s, player, view)``, which writes into the
 record ``view`` what ``player`` may know (hidden parts cleared), and ``sample_world(view, rng,
 world)``, which writes into ``world`` a full state drawn uniformly from the states consistent with
@@ -93,6 +114,13 @@ __all__ = [
     "redraw_start",
     "max_moves",
     "move_bound",
+    "margin",
+    "margin_bounds",
+    "solve_key",
+    "endgame_value",
+    "has_margin",
+    "NO_ENDGAME_VALUE",
+    "UNBOUNDED_MARGIN",
     "new_states",
     "value_for",
     "random_playout",
@@ -338,6 +366,88 @@ def move_bound(s):
 def _move_bound(s):
     n = kernels_for(s).MOVE_BOUND
     return lambda s: n
+
+
+# Optional kernels for exact solving (module docstring): the game's own when it has them, else a
+# default built on the required ones.
+
+#: What ``endgame_value`` returns for a position that its database does not hold.
+NO_ENDGAME_VALUE = np.iinfo(np.int64).min
+#: The ``margin_bounds`` of a game that declares a margin but no bound on its change.
+UNBOUNDED_MARGIN = 1 << 30
+
+
+def has_margin(s) -> bool:
+    """Whether the game of ``s`` declares a margin (else it is solved to win, draw or loss); a
+    game whose variants differ says so with a plain-Python ``has_margin(s)``."""
+    module = kernels_for(s)
+    if hasattr(module, "has_margin"):
+        return bool(module.has_margin(s))
+    return hasattr(module, "margin")
+
+
+@kernel
+def _outcome_margin(s):
+    if not is_terminal(s):
+        return np.int64(0)
+    v = outcome(s)
+    return np.int64(1) if v > 0 else (np.int64(-1) if v < 0 else np.int64(0))
+
+
+def margin(s):
+    module = kernels_for(s)
+    return module.margin(s) if hasattr(module, "margin") else _outcome_margin(s)
+
+
+@overload(margin)
+def _margin(s):
+    module = kernels_for(s)
+    impl = module.margin if hasattr(module, "margin") else _outcome_margin
+    return lambda s: impl(s)
+
+
+def margin_bounds(s):
+    module = kernels_for(s)
+    if hasattr(module, "margin_bounds"):
+        return module.margin_bounds(s)
+    return (-UNBOUNDED_MARGIN, UNBOUNDED_MARGIN) if hasattr(module, "margin") else (-1, 1)
+
+
+@overload(margin_bounds)
+def _margin_bounds(s):
+    module = kernels_for(s)
+    if hasattr(module, "margin_bounds"):
+        impl = module.margin_bounds
+        return lambda s: impl(s)
+    bound = UNBOUNDED_MARGIN if hasattr(module, "margin") else 1
+    return lambda s: (np.int64(-bound), np.int64(bound))
+
+
+def solve_key(s):
+    module = kernels_for(s)
+    return module.solve_key(s) if hasattr(module, "solve_key") else module.state_hash(s)
+
+
+@overload(solve_key)
+def _solve_key(s):
+    module = kernels_for(s)
+    impl = module.solve_key if hasattr(module, "solve_key") else module.state_hash
+    return lambda s: impl(s)
+
+
+def endgame_value(s, db, k):
+    module = kernels_for(s)
+    return module.endgame_value(s, db, k) if hasattr(module, "endgame_value") else NO_ENDGAME_VALUE
+
+
+@overload(endgame_value)
+def _endgame_value(s, db, k):
+    module = kernels_for(s)
+    if hasattr(module, "endgame_value"):
+        impl = module.endgame_value
+        return lambda s, db, k: impl(s, db, k)
+    none = NO_ENDGAME_VALUE
+    return lambda s, db, k: none
 
 
 def new_states(s, n):

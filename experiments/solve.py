@@ -1,43 +1,191 @@
-"""Solve a game from its start position with the alpha-beta solver and print the exact value.
+"""Solve a game from its start position to its exact value, or compute the Kalah table of Irving,
+Donkers and Uiterwijk ("Solving Kalah", 2000).
 
-    python experiments/solve.py --game konane-classic:size=4
-    python experiments/solve.py --game kalah:pits=3,seeds=3,empty_capture=true
+    python experiments/solve.py --game kalah:pits=6,seeds=4,empty_capture=true --endgame 20
+    python experiments/solve.py --game konane-classic:size=6
+    python experiments/solve.py --kalah-table --limit 1800 --out kalah_table.md
 
-Prints the value for the first player (win, draw or loss, with the best move), the depth the
-proof needed, the positions searched and the time.
+One game: prints the first player's final margin under perfect play (Kalah: store difference;
+capture-scored Konane: capture difference; a game without a margin: win, draw or loss), a best
+first move, the positions searched, the null-window searches of MTD(f) and the time
+(agents/solver.py). ``--endgame K`` loads (building it once, with a progress bar) the Kalah endgame
+database of every position with at most K seeds on the board (engines/mancala/endgame.py).
+
+``--kalah-table``: solves Kalah(m, n) under Irving's rules (``empty_capture=true``) for the pits
+and seeds asked, in order of size, each within ``--limit`` seconds (a game that does not finish
+is reported with the bounds proven, and the larger n of the same m are skipped); prints each
+result beside the published margin (experiments/data/kalah_irving2000.json) and writes the table
+to a Markdown file. Benchmarks: run on one core, ``taskset -c 1 python experiments/solve.py ...``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import platform
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np  # noqa: E402
+
 import agents  # noqa: E402
 import engines  # noqa: E402
+from agents.solver import new_solver_table, solve  # noqa: E402
+from engines.mancala import endgame  # noqa: E402
+
+PUBLISHED = Path(__file__).resolve().parent / "data" / "kalah_irving2000.json"
+
+
+def published_margins() -> dict[tuple[int, int], int | None]:
+    """(pits, seeds) -> the published first-player margin (see the data file for what is in it)."""
+    data = json.loads(PUBLISHED.read_text())
+    return {(e["pits"], e["seeds"]): e["margin"] for e in data["entries"]}
+
+
+def describe(margin: int, has_margin: bool) -> str:
+    if not has_margin:
+        return {1: "win", 0: "draw", -1: "loss"}[margin]
+    if margin == 0:
+        return "draw"
+    return f"{'win' if margin > 0 else 'loss'} by {abs(margin)}"
+
+
+def endgame_for(state, seeds: int | None, *, progress: bool = True):
+    """The Kalah endgame database of ``seeds`` seeds for ``state``'s variant, built once."""
+    if seeds is None or state.game.family != "mancala":
+        return None
+    return endgame.for_state(state, seeds, build_missing=True, progress=progress)
+
+
+def solve_one(args) -> None:
+    name, params = agents.parse_spec(args.game)
+    game = engines.make(name, **params)
+    state = game.new_initial_state(args.seed)
+    db = endgame_for(state, args.endgame)
+    warm_up(state, db)
+    table = new_solver_table(args.table_mb)
+    table[:] = 0  # touch the pages now: the kernel's page faults are not the search's time
+    solution = solve(state, table=table, endgame=db, time=args.limit)
+    mover = game.player_names[state.current_player]
+    if not solution.exact:
+        print(f"{game!r}: not solved in {args.limit:g} s; the first player's margin is in "
+              f"[{solution.lower}, {solution.upper}] ({solution.nodes:,} positions)")
+        return
+    print(f"{game!r}: a {describe(solution.margin, solution.has_margin)} for {mover} (the first to move), "
+          f"e.g. with {state.format_move(solution.move)}")
+    print(f"proof: {solution.nodes:,} positions, {solution.searches} null-window searches, {solution.seconds:.2f} s "
+          f"({solution.cpu_seconds:.2f} s of processor time)"
+          + (f", endgame database <= {db[1]} seeds" if db else ""))
+
+
+def warm_up(state, db) -> None:
+    """Compiles (or loads from the cache) the solver for this game before any clock starts."""
+    solve(state, table_mb=0.01, endgame=db, nodes=10)
+
+
+def default_endgame_seeds(pits: int, most_seeds: int, max_entries: float) -> int:
+    """The largest database of ``pits`` pits within ``max_entries`` positions, and no larger than
+    the ``most_seeds`` of the largest game it is for (one database serves every n of an m)."""
+    k = 0
+    while k + 1 <= min(most_seeds, 63) and endgame.database_size(pits, k + 1) <= max_entries:
+        k += 1
+    return k
+
+
+def kalah_table(args) -> None:
+    published = published_margins()
+    rows = []
+    pits_list = [int(p) for p in args.pits.split(",")]
+    seeds_list = [int(n) for n in args.seeds.split(",")]
+    db_pits = {int(p) for p in args.db_pits.split(",") if p}
+    print(f"Kalah(m, n) under Irving's rules, one process, limit {args.limit:g} s each, table {args.table_mb:g} MiB")
+    table = new_solver_table(args.table_mb)
+    table[:] = 0
+    for pits in pits_list:
+        gave_up = False
+        for seeds in seeds_list:
+            game = engines.make("kalah", pits=pits, seeds=seeds, empty_capture=True)
+            state = game.new_initial_state()
+            if gave_up:
+                rows.append((pits, seeds, None, None, None, "skipped (a smaller n did not finish)", 0, 0.0, None, 0.0, 0.0))
+                continue
+            k = default_endgame_seeds(pits, 2 * pits * max(seeds_list), args.db_entries) if pits in db_pits else None
+            built = time.perf_counter()
+            db = endgame_for(state, k, progress=not args.quiet)
+            built = time.perf_counter() - built
+            warm_up(state, db)
+            table[:] = 0
+            solution = solve(state, table=table, endgame=db, time=args.limit)
+            expected = published.get((pits, seeds))
+            if solution.exact:
+                agree = "unconfirmed" if expected is None else ("yes" if expected == solution.margin else "NO")
+            else:
+                agree = "not finished"
+                gave_up = True
+            row = (pits, seeds, solution.margin, (solution.lower, solution.upper), expected, agree, solution.nodes,
+                   solution.seconds, k, built if db else 0.0, solution.cpu_seconds)
+            rows.append(row)
+            print(format_row(row), flush=True)
+    text = markdown(rows, args)
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"wrote {args.out}")
+
+
+def format_row(row) -> str:
+    pits, seeds, margin, bounds, expected, agree, nodes, seconds, k, built, cpu = row
+    got = f"{margin:+d}" if margin is not None else (f"in [{bounds[0]}, {bounds[1]}]" if bounds else "-")
+    pub = "?" if expected is None else f"{expected:+d}"
+    return (f"Kalah({pits},{seeds}): {got:>14}  published {pub:>4}  {agree:<12} {nodes:>15,} positions "
+            f"{seconds:8.1f} s ({cpu:.1f} s cpu)" + (f"  db<={k} (loaded or built in {built:.0f} s)" if k else ""))
+
+
+def markdown(rows, args) -> str:
+    lines = [
+        "# Kalah(m, n) solved under the rules of Irving, Donkers and Uiterwijk (2000)",
+        "",
+        "The first player's final margin under perfect play (store difference; + the first player wins).",
+        f"Computed by `experiments/solve.py --kalah-table` on {platform.machine()}, one process, "
+        f"{args.limit:g} s limit each, {args.table_mb:g} MiB table; `db` is the endgame database used "
+        "(every position with at most that many seeds on the board). Published: "
+        "experiments/data/kalah_irving2000.json ('?': not confirmed here).",
+        "",
+        "| m | n | margin | published | agrees | positions | search s | cpu s | db | db load/build s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for pits, seeds, margin, bounds, expected, agree, nodes, seconds, k, built, cpu in rows:
+        got = f"{margin:+d}" if margin is not None else (f"in [{bounds[0]}, {bounds[1]}]" if bounds else "-")
+        pub = "?" if expected is None else f"{expected:+d}"
+        lines.append(f"| {pits} | {seeds} | {got} | {pub} | {agree} | {nodes:,} | {seconds:.1f} | {cpu:.1f} | {k or '-'} | {built:.0f} |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", required=True, help="game and parameters, e.g. konane-classic:size=4")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the start position (random openings) and of the solver's tie-breaks")
-    parser.add_argument("--table-mb", type=float, default=256.0, help="transposition table size")
+    parser.add_argument("--game", help="game and parameters, e.g. konane-classic:size=6")
+    parser.add_argument("--kalah-table", action="store_true", help="compute the table of Irving et al.")
+    parser.add_argument("--pits", default="1,2,3,4,5,6", help="--kalah-table: the m to solve")
+    parser.add_argument("--seeds", default="1,2,3,4,5", help="--kalah-table: the n to solve")
+    parser.add_argument("--limit", type=float, default=1800.0, help="seconds per game (default 1800)")
+    parser.add_argument("--endgame", type=int, default=None, help="Kalah: endgame database of K seeds")
+    parser.add_argument("--db-entries", type=float, default=6e8,
+                        help="--kalah-table: the largest endgame database to build, in positions (bytes)")
+    parser.add_argument("--db-pits", default="5,6",
+                        help="--kalah-table: the m whose games use an endgame database (the smaller solve fast without)")
+    parser.add_argument("--out", default=None, help="--kalah-table: Markdown file to write")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the start position (random openings)")
+    parser.add_argument("--table-mb", type=float, default=1024.0, help="transposition table size (MiB)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    name, params = agents.parse_spec(args.game)
-    game = engines.make(name, **params)
-    state = game.new_initial_state(args.seed)
-    solver = agents.make_agent(f"alphabeta:solve=true,table_mb={args.table_mb:g}", seed=args.seed)
-    move = solver.select_move(state)
-    info = solver.last_search
-    if not info.exact:
-        print(f"{game!r}: not proven within the solver's depth limit ({info.summary()})")
-        return
-    outcome = {1: "win", 0: "draw", -1: "loss"}[round(info.value)]
-    mover = game.player_names[state.current_player]
-    print(f"{game!r}: a {outcome} for {mover} (the first to move), e.g. with {state.format_move(move)}")
-    print(f"proof: depth {info.depth}, {info.nodes:,} positions, {info.seconds:.2f} s")
+    if args.kalah_table:
+        kalah_table(args)
+    elif args.game:
+        solve_one(args)
+    else:
+        parser.error("give --game or --kalah-table")
 
 
 if __name__ == "__main__":

@@ -582,6 +582,43 @@ def outcome(s):
     return 0.0
 
 
+# Exact solving (agents/solver.py): the margin is the capture difference under capture scoring;
+# under normal play the game has no margin (the outcome, 1 or -1, at the end).
+
+
+def has_margin(s) -> bool:
+    """Whether the variant of ``s`` is scored by a margin (capture scoring) or won by the last move."""
+    return int(s["scoring"]) == SCORING_CAPTURES
+
+
+@kernel(inline="always")
+def margin(s):
+    """Captures by black minus captures by white; under normal play 0 until the end, then the
+    outcome."""
+    if s["scoring"] == SCORING_LAST_MOVE:
+        if not s["terminal"]:
+            return np.int64(0)
+        return np.int64(-1) if s["to_move"] == BLACK else np.int64(1)
+    return score(s)
+
+
+@kernel(inline="always")
+def margin_bounds(s):
+    """A player can still capture at most the opponent's stones on the board; normal play: -1..1."""
+    if s["scoring"] == SCORING_LAST_MOVE:
+        return np.int64(-1), np.int64(1)
+    return -popcount(s["stones"][0]), popcount(s["stones"][1])
+
+
+@kernel(inline="always")
+def solve_key(s):
+    """The position without the capture counts (the future never depends on them)."""
+    h = mix64(s["stones"][0] ^ np.uint64(0xBB67_AE85_84CA_A73B))
+    h = mix64(h ^ s["stones"][1])
+    tail = np.uint64(s["to_move"]) | (np.uint64(s["phase"]) << _U8) | (np.uint64(s["terminal"]) << _U16)
+    return mix64(h ^ tail)
+
+
 # Heuristic weights: under capture scoring a point is a point, and a first jump available is
 # worth a quarter of one (it may be answered); under normal play only mobility counts.
 MOBILITY_WEIGHT = 0.25

@@ -24,7 +24,14 @@ from __future__ import annotations
 import numpy as np
 
 from engines._jit import kernel, lowest_bit_index, mix64
-from engines.contract import FIRST_GAME_REASON, LEGAL, REASON_GAME_OVER, REASON_NOT_A_MOVE, state_dtype
+from engines.contract import (
+    FIRST_GAME_REASON,
+    LEGAL,
+    NO_ENDGAME_VALUE,
+    REASON_GAME_OVER,
+    REASON_NOT_A_MOVE,
+    state_dtype,
+)
 
 MAX_PITS = 8
 MAX_MOVES = MAX_PITS
@@ -240,6 +247,94 @@ def state_hash(s):
     h = mix64(h ^ s["rows"][1])
     tail = np.uint64(s["stores"][0]) | (np.uint64(s["stores"][1]) << np.uint64(16))
     return mix64(h ^ tail ^ (np.uint64(s["to_move"]) << np.uint64(32)))
+
+
+# ----------------------------------------------------------------------------------------------
+# Exact solving (agents/solver.py): the margin, its bounds, the key of a position without its
+# stores, and the endgame database lookup (built by engines/mancala/endgame.py).
+
+
+@kernel(inline="always")
+def margin(s):
+    """South's store minus North's: the final margin once the game is over."""
+    return np.int64(s["stores"][0]) - np.int64(s["stores"][1])
+
+
+@kernel(inline="always")
+def margin_bounds(s):
+    """Seeds never leave a store: from here the margin changes by at most the seeds on the board
+    either way (so a store holding more than half of all seeds decides the game)."""
+    board = _row_sum(s["rows"][0]) + _row_sum(s["rows"][1])
+    return -board, board
+
+
+@kernel(inline="always")
+def solve_key(s):
+    """The rows and the player to move: the rules never look at the stores, so the change of the
+    margin from a position on does not depend on them."""
+    h = mix64(s["rows"][0] ^ np.uint64(0x3C6E_F372_FE94_F82B))
+    return mix64(h ^ (s["rows"][1] + (np.uint64(s["to_move"]) << _U56) + (np.uint64(s["terminal"]) << np.uint64(60))))
+
+
+# The endgame database of a variant (pits, capture rule) holds, for every position with at most
+# k seeds on the board, the change of the margin from there to the end under perfect play, from
+# the side of the player to move, as int8. A position is the mover's row then the opponent's row
+# (2P cells, each from its owner's left); with n seeds on the board it sits at
+# level_offset(n) + its rank among the compositions of n into 2P cells in lexicographic order.
+MAX_DB_CELLS = 2 * MAX_PITS
+MAX_DB_SEEDS = 63
+
+
+def _compositions_table():
+    from math import comb
+
+    ways = np.zeros((MAX_DB_CELLS + 2, MAX_DB_SEEDS + 2), dtype=np.int64)
+    for cells in range(1, MAX_DB_CELLS + 2):
+        for n in range(MAX_DB_SEEDS + 2):
+            ways[cells, n] = comb(n + cells - 1, cells - 1)
+    return ways
+
+
+#: COMPOSITIONS[c, n]: the ways to put n seeds in c cells, C(n + c - 1, c - 1).
+COMPOSITIONS = _compositions_table()
+
+
+@kernel(inline="always")
+def level_offset(cells, n):
+    """Positions with fewer than ``n`` seeds on ``cells`` cells: C(n - 1 + cells, cells)."""
+    return COMPOSITIONS[cells + 1, n - 1] if n > 0 else np.int64(0)
+
+
+@kernel(inline="always")
+def rank_position(mover, other, pits, n):
+    """The rank of (mover's row, opponent's row) among the positions with ``n`` seeds on the
+    board: the lexicographic rank of its composition (the count of compositions whose first
+    differing cell is smaller, C(rest, cells left) - C(rest - c, cells left) per cell)."""
+    cells = 2 * pits
+    rank = np.int64(0)
+    rest = n
+    for i in range(cells - 1):
+        c = _pit(mover, i) if i < pits else _pit(other, i - pits)
+        if c > 0:
+            rank += COMPOSITIONS[cells - i, rest] - COMPOSITIONS[cells - i, rest - c]
+            rest -= c
+            if rest == 0:
+                break
+    return rank
+
+
+@kernel(inline="always")
+def endgame_value(s, db, k):
+    """The database's value of ``s`` (change of the margin to the end, mover's view), or
+    ``NO_ENDGAME_VALUE`` when ``s`` has more than ``k`` seeds on the board."""
+    me = s["to_move"]
+    mover = s["rows"][me]
+    other = s["rows"][1 - me]
+    n = _row_sum(mover) + _row_sum(other)
+    if n > k:
+        return NO_ENDGAME_VALUE
+    pits = np.int64(s["pits"])
+    return np.int64(db[level_offset(2 * pits, n) + rank_position(mover, other, pits, n)])
 
 
 def pit_counts(s) -> tuple[list[int], list[int]]:

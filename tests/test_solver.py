@@ -1,0 +1,213 @@
+"""The exact solver (agents/solver.py) and the Kalah endgame databases (engines/mancala/endgame.py)
+against a plain full-depth minimax on the margin over the plain-Python rules of
+tests/reference/mancala.py."""
+
+from __future__ import annotations
+
+import sys
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+import agents
+import engines
+from agents.solver import new_solver_table, solve
+from engines.mancala import endgame, kernels
+from tests.reference.kalah_minimax import kalah_minimax
+from tests.reference.mancala import MancalaReference
+
+
+def reference_margin(pits: int, capture: str, empty_capture: bool):
+    """``value(south, north, to_move)``: South's margin from the position on under perfect play,
+    by the test-only full-depth minimax of tests/reference/kalah_minimax.py."""
+    mover_value = kalah_minimax(pits, capture, empty_capture)
+
+    def value(south: tuple, north: tuple, to_move: int) -> int:
+        return mover_value(south, north) if to_move == 0 else -mover_value(north, south)
+
+    return value
+
+
+def test_reference_minimax_agrees_with_the_reference_rules():
+    """The memoised minimax plays by the same rules as tests/reference/mancala.py: a full-depth
+    minimax over that slower reference gives the same values on the small games."""
+
+    def slow(game):
+        if game.over:
+            return game.stores()[0] - game.stores()[1]
+        results = []
+        for move in game.legal_moves():
+            child = MancalaReference(game.pits, 0, game.capture, game.empty_capture)
+            child.board, child.to_move = list(game.board), game.to_move
+            child.apply(move)
+            results.append(slow(child))
+        return max(results) if game.to_move == 0 else min(results)
+
+    for capture, empty in (("kalah", False), ("kalah", True), ("opposite", False)):
+        for pits, seeds in ((1, 4), (2, 2), (2, 3), (3, 1), (3, 2)):
+            value = reference_margin(pits, capture, empty)
+            assert slow(MancalaReference(pits, seeds, capture, empty)) == value((seeds,) * pits, (seeds,) * pits, 0)
+
+
+KALAH_CASES = [(pits, seeds) for pits in (1, 2, 3) for seeds in range(1, 7)]
+
+
+@pytest.mark.parametrize("capture,empty_capture", [("kalah", False), ("kalah", True), ("opposite", False)])
+def test_exact_margins_of_small_kalah_equal_full_depth_minimax(capture, empty_capture):
+    """Every Kalah(m, n) with m <= 3 and n <= 6, with and without the capture on an empty pit
+    (Irving's rules: with), and under text 004's capture: the solver's margin is the minimax
+    margin, and its move achieves it."""
+    table = new_solver_table(8)
+    for pits, seeds in KALAH_CASES:
+        value = reference_margin(pits, capture, empty_capture)
+        game = engines.make("kalah", pits=pits, seeds=seeds, capture=capture, empty_capture=empty_capture)
+        state = game.new_initial_state()
+        expected = value((seeds,) * pits, (seeds,) * pits, 0)
+        table[:] = 0
+        solution = solve(state, table=table)
+        assert solution.exact and solution.margin == expected, (pits, seeds, solution)
+        after = state.copy().play(solution.move)
+        south, north = kernels.pit_counts(after.data)
+        gained = int(after.score())
+        if not after.is_terminal():
+            gained += value(tuple(south), tuple(north), after.current_player)
+        assert gained == expected, (pits, seeds, "the solver's move does not achieve the value")
+
+
+def test_solver_on_random_positions_with_stores_and_either_player_to_move():
+    """Positions reached by random play (stores filled, North to move in about half): the margin
+    is the stores' difference plus the minimax value of the rest, whoever is to move."""
+    rng = np.random.default_rng(5)
+    value = reference_margin(3, "kalah", True)
+    game = engines.make("kalah", pits=3, seeds=4, empty_capture=True)
+    table = new_solver_table(4)
+    for _ in range(40):
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(1, 12))):
+            if state.is_terminal():
+                break
+            state.apply(int(rng.choice(state.legal_moves())))
+        if state.is_terminal():
+            continue
+        south, north = kernels.pit_counts(state.data)
+        expected = int(state.score()) + value(tuple(south), tuple(north), state.current_player)
+        assert solve(state, table=table).margin == expected
+
+
+def test_games_without_a_margin_solve_to_win_draw_or_loss():
+    """Classic Konane has no margin (the last player to move wins): the solver's value is the
+    outcome; 4x4 is a second-player win and 5x5 a first-player win (as tests/test_agents.py
+    checks the alpha-beta solve mode, and full-depth minimax on 4x4)."""
+    for size, expected in ((4, -1), (5, 1)):
+        solution = solve(engines.make("konane-classic", size=size).new_initial_state(), table_mb=4)
+        assert solution.exact and not solution.has_margin and solution.margin == expected
+
+
+def test_capture_scored_konane_margin_equals_minimax():
+    """Capture-scored 4x4 Konane from a few openings: the exact capture difference equals a
+    full-depth minimax on the capture difference (plain Python, memoised)."""
+    game = engines.make("konane", size=4)
+
+    @lru_cache(maxsize=None)
+    def value(key):
+        state = states[key]
+        if state.is_terminal():
+            return int(state.score())
+        results = []
+        for move in state.legal_moves():
+            child = state.copy().play(move)
+            child_key = (child.data.tobytes(),)
+            states[child_key] = child
+            results.append(value(child_key))
+        return max(results) if state.current_player == 0 else min(results)
+
+    states = {}
+    for seed in range(4):
+        start = game.new_initial_state(seed)
+        key = (start.data.tobytes(),)
+        states[key] = start
+        assert solve(start, table_mb=1).margin == value(key)
+
+
+@pytest.mark.parametrize("empty_capture", [False, True])
+def test_endgame_database_equals_solver_on_random_positions(empty_capture):
+    """Entries of a small database (3 pits, up to 8 seeds on the board) drawn at random equal the
+    solver's value of the same position, searched without the database."""
+    pits, k = 3, 8
+    db = endgame.build(pits, k, kernels.CAPTURE_KALAH, empty_capture)
+    game = engines.make("kalah", pits=pits, seeds=1, empty_capture=empty_capture)
+    rng = np.random.default_rng(3)
+    table = new_solver_table(1)
+    checked = 0
+    while checked < 200:
+        cells = rng.multinomial(int(rng.integers(2, k + 1)), [1 / (2 * pits)] * (2 * pits))
+        south, north = [int(c) for c in cells[:pits]], [int(c) for c in cells[pits:]]
+        if not any(south) or not any(north):
+            continue
+        to_move = int(rng.integers(2))
+        state = game.position(south=south, north=north, to_move=to_move)
+        entry = kernels.endgame_value(state.data, db, k)
+        sign = 1 if to_move == 0 else -1
+        assert solve(state, table=table).margin == sign * entry
+        # and the solver given the database agrees (it answers from the entry at once)
+        assert solve(state, table=table, endgame=(db, k)).margin == sign * entry
+        checked += 1
+
+
+def test_endgame_database_helps_and_agrees_on_a_whole_game():
+    """Kalah(3,3) solved with a database of up to 10 seeds gives the same margin with fewer
+    positions searched."""
+    state = engines.make("kalah", pits=3, seeds=3, empty_capture=True).new_initial_state()
+    plain = solve(state, table_mb=4)
+    db = endgame.build(3, 10, kernels.CAPTURE_KALAH, True)
+    helped = solve(state, table_mb=4, endgame=(db, 10))
+    assert plain.margin == helped.margin == 2
+    assert helped.nodes < plain.nodes
+
+
+def test_database_files_are_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
+    assert endgame.load(2, 4) is None
+    db, k = endgame.load(2, 4, build_missing=True)
+    assert k == 4 and endgame.database_path(2, 4, kernels.CAPTURE_KALAH, True).is_file()
+    again, _ = endgame.load(2, 4)
+    assert np.array_equal(db, again)
+
+
+def test_budget_stops_with_proven_bounds():
+    state = engines.make("kalah", pits=4, seeds=4, empty_capture=True).new_initial_state()
+    partial = solve(state, table_mb=1, nodes=200)
+    assert not partial.exact and partial.margin is None
+    exact = solve(state, table_mb=8)
+    assert partial.lower <= exact.margin <= partial.upper
+
+
+def test_solver_refuses_hidden_information():
+    state = engines.make("dominoes").new_initial_state(0)
+    with pytest.raises(ValueError, match="perfect information"):
+        solve(state)
+
+
+def test_alphabeta_reads_the_endgame_database_at_its_horizon(tmp_path, monkeypatch):
+    """With a database covering the whole game (Kalah(3,2): 12 seeds), a depth-1 alpha-beta
+    already knows the exact result: every leaf is in the database. Without it, depth 1 is only an
+    estimate."""
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
+    state = engines.make("kalah", pits=3, seeds=2, empty_capture=True).new_initial_state()
+    exact = solve(state, table_mb=1).margin
+    plain = agents.make_agent("alphabeta:depth=1", seed=1)
+    plain.select_move(state)
+    assert not plain.last_search.exact
+    helped = agents.make_agent("alphabeta:depth=1,endgame=12", seed=1)
+    helped.select_move(state)
+    assert helped.last_search.exact and helped.last_search.value == np.sign(exact)
+
+
+def test_alphabeta_solve_mode_reports_the_margin():
+    state = engines.make("kalah", pits=3, seeds=3, empty_capture=True).new_initial_state()
+    solver = agents.make_agent("alphabeta:solve=true")
+    solver.select_move(state)
+    info = solver.last_search
+    assert info.exact and info.value == 1.0 and info.margin == 2
+    assert "proven win by 2" in info.summary()
