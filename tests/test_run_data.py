@@ -17,7 +17,7 @@ from arena.export import read_records
 from arena.movelog import MOVE_COLUMNS, SEARCH_FIELDS
 from arena.plots import plot_elo, plot_history, plot_scores
 from arena.settings import TournamentSettings
-from arena.store import DB_NAME, RunStore
+from arena.store import DB_NAME
 
 AGENTS = ["random", "greedy", "mcts:iterations=40", "alphabeta:depth=2"]
 

@@ -4,7 +4,6 @@ tests/reference/mancala.py."""
 
 from __future__ import annotations
 
-import sys
 from functools import lru_cache
 
 import numpy as np
