@@ -29,8 +29,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
-
 import agents  # noqa: E402
 import engines  # noqa: E402
 from agents.solver import new_solver_table, solve  # noqa: E402
