@@ -166,6 +166,19 @@ def test_the_same_seed_and_openings_give_the_same_games_at_any_concurrency(tmp_p
     assert len({tuple(g.moves[:2]) for g in one.games}) > 1
 
 
+def test_the_move_log_flags_the_opening_plies_and_replay_marks_them(tmp_path, capsys):
+    settings = TournamentSettings.create(TINY, ["greedy", "alphabeta:depth=2"], games=4, openings="random:3")
+    run = run_tournament(settings, str(tmp_path / "run"), concurrency=1, progress=False)
+    rows = run.moves()
+    assert len(rows) == sum(g.plies for g in run.games)
+    for row in rows:
+        # An opening ply has no search; every later one has the agent's.
+        assert row["opening"] == (row["ply"] < 3)
+        assert (row["seconds"] is None) == row["opening"]
+    assert main(["replay", str(tmp_path / "run"), "0"]) == 0
+    assert "Plies 1-3 are the opening" in capsys.readouterr().out
+
+
 def test_openings_from_a_file_with_export_style_tags(tmp_path, capsys):
     game = engines.make("kalah", pits=3, seeds=2)
     state = game.new_initial_state(0)
