@@ -275,6 +275,7 @@ class SprtWatch:
         self.waiting: dict[int, float] = {}  # pair start id -> first agent's points in the game in
         self.decision: str | None = None
         self.decided_after: int | None = None  # complete pairs when the test decided
+        self.decided_llr: float | None = None  # the LLR that crossed the bound
         # A stored run is replayed pair by pair in schedule order: a run that crossed a bound
         # stays decided even if the games that were in flight at the decision moved the LLR back.
         for g in sorted(games, key=lambda g: g.id):
@@ -294,9 +295,10 @@ class SprtWatch:
             return
         self.counts[round(2 * (self.waiting.pop(key) + points))] += 1
         if self.decision is None:
-            self.decision = self.test.decision(self.test.llr(self.counts))
+            llr = self.test.llr(self.counts)
+            self.decision = self.test.decision(llr)
             if self.decision:
-                self.decided_after = sum(self.counts)
+                self.decided_after, self.decided_llr = sum(self.counts), llr
 
     def until_decided(self, todo):
         """The games of ``todo`` up to the decision (checked before each game is handed out)."""
@@ -323,7 +325,13 @@ def format_sprt(settings, games) -> list[str]:
     a, b = settings.labels
     verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[watch.decision]
     if watch.decision:
-        verdict += f" after {watch.decided_after} pairs (games in flight then were played out)"
+        verdict += f" after {watch.decided_after} pairs"
+        # Games handed out before the decision are played out and stored (fast games travel in
+        # batches, so there can be many); the figures below count them, the verdict does not.
+        late = len(games) - 2 * watch.decided_after
+        if late > 0:
+            verdict += f"; with the {late} games in flight then, played out: LLR {llr:.2f}"
+        llr = watch.decided_llr
     elif len(games) >= settings.total_games:
         verdict += f" after the most games, {settings.total_games} (raise --games to go on)"
     stats = pair_stats(counts)

@@ -13,7 +13,7 @@ import engines
 from arena import TournamentSettings, run_tournament
 from arena.cli import main
 from arena.openings import opening_length
-from arena.sprt import Sprt, SprtWatch, elo_to_score, pair_stats, pentanomial
+from arena.sprt import Sprt, SprtWatch, elo_to_score, format_sprt, pair_stats, pentanomial
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCORE_GREEDY = os.path.join(ROOT, "experiments", "plugins", "score_greedy.py")
@@ -151,6 +151,21 @@ def test_an_sprt_run_stops_resumes_and_reports(tmp_path, capsys):
     assert main(args) == 0  # decided: nothing more is played
     again = capsys.readouterr().out
     assert f"Games: {played} of 400 played" in again and "H1 accepted" in again
+
+
+def test_the_verdict_gives_the_deciding_llr_and_names_the_games_played_out_after_it(tmp_path):
+    # The games of a match played without a test, read as if an SPRT had watched them: it decides
+    # early, and the later games stand for those in flight at the decision (played out, stored).
+    plain = TournamentSettings.create(TINY, ["alphabeta:depth=4", "random"], games=60, openings="random:2")
+    run = run_tournament(plain, str(tmp_path / "run"), concurrency=1, progress=False)
+    settings = TournamentSettings.create(TINY, ["alphabeta:depth=4", "random"], games=60, openings="random:2", sprt="elo0=0,elo1=50")
+    watch = SprtWatch(settings, run.games)
+    assert watch.decision == "H1" and 2 * watch.decided_after < len(run.games)
+    verdict = format_sprt(settings, run.games)[1]
+    late = len(run.games) - 2 * watch.decided_after
+    assert verdict.startswith(f"  LLR {watch.decided_llr:.2f} ")
+    assert f"H1 accepted after {watch.decided_after} pairs; with the {late} games in flight then" in verdict
+    assert verdict.endswith(f"LLR {Sprt(**settings.sprt).llr(pentanomial(settings, run.games)):.2f}")
 
 
 # -- openings --------------------------------------------------------------------------------------
