@@ -73,8 +73,7 @@ STAT_NODE_LIMIT = 1
 STAT_DEADLINE = 2  # monotonic_ns deadline, 0: none
 STAT_ABORTED = 3  # 1: a budget ran out; 2: the game was longer than the stack
 STAT_SEARCHES = 4  # null-window searches run by MTD(f)
-STAT_TT_STORES = 5
-STAT_SIZE = 6
+STAT_SIZE = 5
 
 # Per-ply frame fields (int64 columns of ``frames``).
 F_ALPHA = 0
@@ -151,10 +150,9 @@ def _probe(table, key):
 
 
 @kernel(inline="always")
-def _store(table, key, lower, upper, move, nodes, stats):
+def _store(table, key, lower, upper, move, nodes):
     """Records proven bounds of ``key``: merged into its entry if present, else in place of the
     bucket's cheapest entry."""
-    stats[STAT_TT_STORES] += 1
     work = _log2_work(nodes)
     lower = max(lower, -_BOUND_CAP)
     upper = min(upper, _BOUND_CAP)
@@ -227,7 +225,9 @@ def _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_
         lo, hi = _mover_bounds(s, me)
         tt_move = -1
         key = contract.solve_key(s)
-        exact = contract.endgame_value(s, db, db_k)
+        # The root is always searched, never settled by what is known of its value (database,
+        # table, margin bounds): the search must name the child that reaches the value.
+        exact = contract.endgame_value(s, db, db_k) if ply > 0 else contract.NO_ENDGAME_VALUE
         if exact != contract.NO_ENDGAME_VALUE:
             value = exact
             have_value = True
@@ -238,6 +238,9 @@ def _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_
                 lo = max(lo, np.int64(e["lower"]))
                 hi = min(hi, np.int64(e["upper"]))
                 tt_move = np.int64(e["move"])
+            if ply == 0:
+                lo = -_INF
+                hi = _INF
             if lo >= b or lo == hi:
                 value = lo
                 have_value = True
@@ -334,6 +337,7 @@ def _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_
             if best >= b:
                 # A child proven good enough already: a cutoff without a search.
                 value = best
+                frames[ply, F_BEST_I] = best_i
                 have_value = True
             else:
                 # Insertion sort, largest key first (n is small).
@@ -419,7 +423,7 @@ def _finish(stack, frames, table, stats, ply):
     else:
         lower, upper = best, best
     move = frames[ply, F_BEST_I] if best > frames[ply, F_ALPHA0] else frames[ply, F_TT_MOVE]
-    _store(table, contract.solve_key(stack[ply]), lower, upper, move, stats[STAT_NODES] - frames[ply, F_NODES0], stats)
+    _store(table, contract.solve_key(stack[ply]), lower, upper, move, stats[STAT_NODES] - frames[ply, F_NODES0])
     return best
 
 
@@ -492,7 +496,8 @@ def solve_position(root, table, guess_table, guess_depth, db, db_k, guess, node_
         f = g
     if best_move < 0 and lower == upper:
         # Never failed high: the value is the bound that every continuation reaches, or it was
-        # known before the search (database, table). A search just below it names a move.
+        # known before the search (database, margin bounds). A search just below it names a
+        # move: the root is always searched, so a child proven to reach the value fails it high.
         stack[0] = root
         g = _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, table, db, db_k, stats, lower - 1, lower, max_ply + 1)
         if not stats[STAT_ABORTED]:
@@ -540,8 +545,8 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
         state: the position; the game must have perfect information and no chance.
         table: a table from :func:`new_solver_table` to use (and keep filling); else one of
             ``table_mb`` MiB is made.
-        endgame: an endgame database ``(db, k)`` for the game (Kalah: ``engines.mancala.endgame``),
-            or None.
+        endgame: an endgame database ``(db, k)`` for the game (Kalah only:
+            ``engines.mancala.endgame.for_state``), or None.
         time, nodes: a budget in seconds or positions; the result is then maybe not exact.
         guess: the first value MTD(f) tests (player 0's margin); default the margin so far,
             refined by estimates to ``guess_depth`` plies (default 12 for a game with a margin,
@@ -552,7 +557,7 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
         a :class:`Solution`.
 
     Raises:
-        ValueError: for a game with hidden information.
+        ValueError: for a game with hidden information, or a database not of this game.
 
     Example:
         >>> import engines
@@ -572,6 +577,10 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
         return Solution(m, m, m, True, None, 0, 0, 0.0, has)
     if table is None:
         table = new_solver_table(table_mb)
+    if endgame is not None:
+        from engines.mancala.endgame import check
+
+        check(state, *endgame)
     db, k = endgame if endgame is not None else (np.zeros(0, np.int8), -1)
     me = int(contract.current_player(data))
     sign = 1 if me == 0 else -1

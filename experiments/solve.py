@@ -53,8 +53,10 @@ def describe(margin: int, has_margin: bool) -> str:
 
 def endgame_for(state, seeds: int | None, *, progress: bool = True):
     """The Kalah endgame database of ``seeds`` seeds for ``state``'s variant, built once."""
-    if seeds is None or state.game.family != "mancala":
+    if seeds is None:
         return None
+    if state.game.family != "mancala":
+        raise ValueError(f"--endgame: endgame databases exist for Kalah only, not {state.game.name}")
     return endgame.for_state(state, seeds, build_missing=True, progress=progress)
 
 
@@ -96,9 +98,9 @@ def default_endgame_seeds(pits: int, most_seeds: int, max_entries: float) -> int
 def kalah_table(args) -> None:
     published = published_margins()
     rows = []
-    pits_list = [int(p) for p in args.pits.split(",")]
-    seeds_list = [int(n) for n in args.seeds.split(",")]
-    db_pits = {int(p) for p in args.db_pits.split(",") if p}
+    pits_list = numbers("--pits", args.pits)
+    seeds_list = numbers("--seeds", args.seeds)
+    db_pits = set(numbers("--db-pits", args.db_pits)) if args.db_pits else set()
     print(f"Kalah(m, n) under Irving's rules, one process, limit {args.limit:g} s each, table {args.table_mb:g} MiB")
     table = new_solver_table(args.table_mb)
     table[:] = 0
@@ -131,6 +133,17 @@ def kalah_table(args) -> None:
     if args.out:
         Path(args.out).write_text(text)
         print(f"wrote {args.out}")
+
+
+def numbers(option: str, text: str) -> list[int]:
+    """A comma-separated list of positive whole numbers, e.g. ``1,2,3``."""
+    try:
+        values = [int(part) for part in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or min(values) < 1:
+        raise ValueError(f"{option} takes positive whole numbers separated by commas, e.g. 1,2,3; got {text!r}")
+    return values
 
 
 def format_row(row) -> str:
@@ -167,7 +180,7 @@ def main(argv=None) -> None:
     parser.add_argument("--kalah-table", action="store_true", help="compute the table of Irving et al.")
     parser.add_argument("--pits", default="1,2,3,4,5,6", help="--kalah-table: the m to solve")
     parser.add_argument("--seeds", default="1,2,3,4,5", help="--kalah-table: the n to solve")
-    parser.add_argument("--limit", type=float, default=1800.0, help="seconds per game (default 1800)")
+    parser.add_argument("--limit", type=float, default=1800.0, help="seconds per game (default 1800; 0: no limit)")
     parser.add_argument("--endgame", type=int, default=None, help="Kalah: endgame database of K seeds")
     parser.add_argument("--db-entries", type=float, default=6e8,
                         help="--kalah-table: the largest endgame database to build, in positions (bytes)")
@@ -178,12 +191,12 @@ def main(argv=None) -> None:
     parser.add_argument("--table-mb", type=float, default=1024.0, help="transposition table size (MiB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    if args.kalah_table:
-        kalah_table(args)
-    elif args.game:
-        solve_one(args)
-    else:
+    if not (args.kalah_table or args.game):
         parser.error("give --game or --kalah-table")
+    try:
+        kalah_table(args) if args.kalah_table else solve_one(args)
+    except ValueError as error:  # bad input: an unknown game or parameter, a database too large
+        parser.error(str(error))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import pytest
 import agents
 import engines
 from agents.solver import new_solver_table, solve
+from engines import contract
 from engines.mancala import endgame, kernels
 from tests.reference.kalah_minimax import kalah_minimax
 from tests.reference.mancala import MancalaReference
@@ -92,6 +93,60 @@ def test_solver_on_random_positions_with_stores_and_either_player_to_move():
         south, north = kernels.pit_counts(state.data)
         expected = int(state.score()) + value(tuple(south), tuple(north), state.current_player)
         assert solve(state, table=table).margin == expected
+
+
+def test_the_move_reaches_the_value_whatever_the_solver_knew_before():
+    """The move is checked against the reference at random positions of Kalah(3,4) solved three
+    ways: with a fresh table, with the table of the earlier positions (the root's value often known
+    already) and with a database holding the root (its value known before any search). Each time
+    the solver must still name a move that gets the value, not just the value."""
+    rng = np.random.default_rng(11)
+    value = reference_margin(3, "kalah", True)
+    game = engines.make("kalah", pits=3, seeds=4, empty_capture=True)
+    db = (endgame.build(3, 12, kernels.CAPTURE_KALAH, True), 12)
+    warm = new_solver_table(1)
+    checked = 0
+    for _ in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            south, north = kernels.pit_counts(state.data)
+            expected = int(state.score()) + value(tuple(south), tuple(north), state.current_player)
+            for solution in (solve(state, table_mb=1), solve(state, table=warm), solve(state, table_mb=1, endgame=db)):
+                after = state.copy().play(solution.move)
+                reached = int(after.score())
+                if not after.is_terminal():
+                    south, north = kernels.pit_counts(after.data)
+                    reached += value(tuple(south), tuple(north), after.current_player)
+                assert solution.margin == expected and reached == expected, (state.data, solution)
+                checked += 1
+            state.apply(int(rng.choice(state.legal_moves())))
+    assert checked > 300
+
+
+def test_eight_pit_positions_that_differ_only_in_the_last_pit_and_the_mover_share_no_entry():
+    """With 8 pits every byte of a row is a pit: North's last pit must not be confused with the
+    player to move in the solver's key (a shared table gave the second position the first's value)."""
+    game = engines.make("kalah", pits=8, seeds=1, empty_capture=True)
+    states = []
+    for last_pit, to_move in ((1, 1), (2, 0)):
+        south = [1, 1, 0, 0, 0, 0, 0, 0]
+        north = [1, 0, 0, 0, 0, 0, 0, last_pit]
+        states.append(game.position(south=south, north=north, to_move=to_move))
+    assert contract.solve_key(states[0].data) != contract.solve_key(states[1].data)
+    fresh = [solve(state, table_mb=1).margin for state in states]
+    table = new_solver_table(1)
+    assert [solve(state, table=table).margin for state in states] == fresh == [0, 1]
+
+
+def test_a_database_of_another_game_is_refused():
+    kalah4 = engines.make("kalah", pits=4, seeds=2, empty_capture=True).new_initial_state()
+    three_pits = (endgame.build(3, 6, kernels.CAPTURE_KALAH, True), 6)
+    with pytest.raises(ValueError, match="not one of 4-pit Kalah"):
+        solve(kalah4, endgame=three_pits)
+    with pytest.raises(ValueError, match="Kalah only"):
+        solve(engines.make("konane", size=4).new_initial_state(0), endgame=three_pits)
+    with pytest.raises(ValueError, match="ask for fewer seeds"):
+        endgame.load(8, 40, build_missing=True)
 
 
 def test_games_without_a_margin_solve_to_win_draw_or_loss():

@@ -41,7 +41,8 @@ from engines.mancala.kernels import (
     rank_position,
 )
 
-__all__ = ["build", "load", "cache_dir", "database_path", "database_size", "UNKNOWN"]
+__all__ = ["build", "load", "for_state", "check", "cache_dir", "database_path", "database_size", "UNKNOWN",
+           "MAX_BUILD_POSITIONS"]
 
 #: The value of a position not solved yet (values lie in [-k, k], k <= 63).
 UNKNOWN = -128
@@ -50,9 +51,26 @@ UNKNOWN = -128
 _CHAIN = MAX_DB_SEEDS * kernels.MAX_PITS + 2
 
 
+#: The largest database :func:`load` builds (one byte a position: 8 GiB, 6 pits and 29 seeds).
+MAX_BUILD_POSITIONS = 1 << 33
+
+
 def database_size(pits: int, k: int) -> int:
     """Entries of the database of every position with at most ``k`` seeds on ``2 * pits`` cells."""
     return int(level_offset(2 * pits, k + 1))
+
+
+def check(state, db: np.ndarray, k: int) -> None:
+    """Raises ValueError unless ``(db, k)`` can be the database of ``state``'s game: a Kalah game,
+    and as many entries as its pits and ``k`` make (the compiled lookup does not check its index).
+    The capture rule is not in the array: :func:`for_state` picks the right file."""
+    if state.game.family != "mancala":
+        raise ValueError(f"endgame databases exist for Kalah only, not {state.game.name}")
+    data = state.data[0] if state.data.ndim else state.data
+    pits = int(data["pits"])
+    if not 0 <= k <= MAX_DB_SEEDS or len(db) != database_size(pits, k):
+        raise ValueError(f"this endgame database ({len(db):,} entries, k={k}) is not one of {pits}-pit Kalah: "
+                         f"make it with engines.mancala.endgame.for_state(state, k)")
 
 
 @kernel
@@ -239,9 +257,15 @@ def load(pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capture: bool = 
             return db, k
     if not build_missing:
         return None
+    if not 1 <= pits <= kernels.MAX_PITS or not 0 <= k <= MAX_DB_SEEDS:
+        raise ValueError(f"an endgame database needs pits 1..{kernels.MAX_PITS} and seeds 0..{MAX_DB_SEEDS}, not {pits} and {k}")
+    if database_size(pits, k) > MAX_BUILD_POSITIONS:
+        raise ValueError(f"the endgame database of {pits} pits and {k} seeds would hold {database_size(pits, k):,} "
+                         f"positions (bytes); the most built is {MAX_BUILD_POSITIONS:,}: ask for fewer seeds")
     db = build(pits, k, capture, empty_capture, progress=progress)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npy")
+    # A name of its own: processes building the same database at once each publish a whole file.
+    tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
     np.save(tmp, db)
     os.replace(tmp, path)
     _LOADED[path] = db

@@ -273,7 +273,8 @@ def solve_key(s):
     """The rows and the player to move: the rules never look at the stores, so the change of the
     margin from a position on does not depend on them."""
     h = mix64(s["rows"][0] ^ np.uint64(0x3C6E_F372_FE94_F82B))
-    return mix64(h ^ (s["rows"][1] + (np.uint64(s["to_move"]) << _U56) + (np.uint64(s["terminal"]) << np.uint64(60))))
+    h = mix64(h ^ s["rows"][1])  # every byte of a row can be a pit (8 pits): mixed in alone
+    return mix64(h ^ (np.uint64(s["to_move"]) | (np.uint64(s["terminal"]) << np.uint64(1))))
 
 
 # The endgame database of a variant (pits, capture rule) holds, for every position with at most
