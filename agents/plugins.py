@@ -21,7 +21,7 @@ import importlib.util
 import os
 import sys
 
-__all__ = ["load_plugin", "load_plugins", "load_entry_points", "ENTRY_POINT_GROUP"]
+__all__ = ["load_plugin", "load_plugins", "plugin_name", "plugins_defining", "load_entry_points", "ENTRY_POINT_GROUP"]
 
 ENTRY_POINT_GROUP = "board_arena.agents"
 
@@ -30,6 +30,11 @@ _LOADED: dict[str, object] = {}
 
 def _is_path(name: str) -> bool:
     return name.endswith(".py") or os.sep in name or (os.altsep is not None and os.altsep in name)
+
+
+def plugin_name(name: str) -> str:
+    """The name by which a run keeps a plugin: a file's absolute path, a module's name."""
+    return os.path.abspath(name) if _is_path(name) else name
 
 
 def load_plugin(name: str):
@@ -66,7 +71,7 @@ def load_plugin(name: str):
             try:
                 module = importlib.import_module(name)
             except ModuleNotFoundError as error:
-                if error.name and name.startswith(error.name):
+                if error.name and (name == error.name or name.startswith(error.name + ".")):
                     raise ValueError(f"plugin {name!r}: no such module (give a .py file or an importable module)") from None
                 raise
     except ValueError:
@@ -75,6 +80,13 @@ def load_plugin(name: str):
         raise ValueError(f"plugin {name!r} failed to load: {type(error).__name__}: {error}") from None
     _LOADED[name] = module
     return module
+
+
+def plugins_defining(agent_objects) -> list[str]:
+    """The plugins loaded in this process (by :func:`plugin_name`) that define the classes of
+    ``agent_objects``: a run records them so that its other processes load them too."""
+    modules = {type(agent).__module__ for agent in agent_objects}
+    return [plugin_name(name) for name, module in _LOADED.items() if module.__name__ in modules]
 
 
 def load_plugins(names) -> None:

@@ -243,10 +243,11 @@ class RayPool:
         tasks: dict = {}  # a batch in flight (its ref) -> (actor, batch)
         compiled: dict = {}  # actor -> kernels compiled after its warm-up, as it reported last
         last_loss = ""
+        most = settings.max_batch or MAX_BATCH
 
         def next_batch() -> list[ScheduledGame]:
             nonlocal exhausted
-            size = 1 if played == 0 else int(min(MAX_BATCH, max(1, BATCH_SECONDS * played / max(seconds, 1e-9))))
+            size = 1 if played == 0 else int(min(most, max(1, BATCH_SECONDS * played / max(seconds, 1e-9))))
             batch = []
             while len(batch) < size and retry:
                 batch.append(retry.popleft())

@@ -132,7 +132,8 @@ def read_openings_file(game, path: str, plies: int | None = None) -> list[str]:
             except ValueError as error:
                 raise ValueError(f"{path}:{number}: illegal move {ply} {token[:24]!r}: {error}") from None
         if state.is_terminal():
-            raise ValueError(f"{path}:{number}: the sequence ends the game; an opening must leave moves to play")
+            raise ValueError(f"{path}:{number}: the sequence ends the game; an opening must leave moves to play "
+                             "(for whole games, such as arena export writes, keep their start: --opening-plies K)")
         sequences.append(" ".join(names))
     if not sequences:
         raise ValueError(f"--openings: {path} holds no move sequence (one per line; lines starting with [ or # are skipped)")

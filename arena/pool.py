@@ -129,10 +129,11 @@ class LocalPool:
         retry: deque[ScheduledGame] = deque()
         played, seconds = 0, 0.0
         workers: list[_Worker] = []
+        most = self.settings.max_batch or MAX_BATCH
 
         def next_batch() -> list[ScheduledGame]:
             # Batch size from the average length of the games so far (one game until one is known).
-            size = 1 if played == 0 else int(min(MAX_BATCH, max(1, TASK_SECONDS * played / max(seconds, 1e-9))))
+            size = 1 if played == 0 else int(min(most, max(1, TASK_SECONDS * played / max(seconds, 1e-9))))
             batch = []
             while len(batch) < size and retry:
                 batch.append(retry.popleft())

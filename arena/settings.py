@@ -119,7 +119,11 @@ class TournamentSettings:
             Sprt(**self.sprt)  # checks the values
             if len(self.agents) != 2 or not self.swap:
                 raise ValueError("--sprt tests one match: it needs exactly two agents and seat swapping (no --noswap)")
-        if self.openings and not self.openings.startswith("random:") and not self.opening_lines:
+        if self.openings and self.openings.startswith("random:"):
+            from arena.openings import _random_plies
+
+            _random_plies(self.openings)  # checks N
+        elif self.openings and not self.opening_lines:
             raise ValueError(f"openings {self.openings!r} without their sequences")
 
     # -- validation and construction ----------------------------------------------------------
@@ -141,13 +145,18 @@ class TournamentSettings:
             from arena.sprt import Sprt
 
             options["sprt"] = Sprt.parse(options["sprt"]).to_dict()
-        if options.get("plugins"):
-            from agents.plugins import load_plugins
+        from agents.plugins import load_plugins, plugin_name, plugins_defining
 
-            options["plugins"] = tuple(options["plugins"])
-            load_plugins(options["plugins"])
-        for spec in specs:
-            agents.make_agent(spec).check_game(made)
+        # A file is kept by its absolute path: the run resumes from any folder, and the same file
+        # named two ways is one run.
+        named = tuple(plugin_name(name) for name in options.get("plugins") or ())
+        load_plugins(named)
+        made_agents = [agents.make_agent(spec) for spec in specs]
+        for agent in made_agents:
+            agent.check_game(made)
+        # Plugins loaded from Python (agents.load_plugin) that define these agents are recorded
+        # too: worker processes that do not fork, and Ray actors, must load them.
+        options["plugins"] = tuple(dict.fromkeys(named + tuple(plugins_defining(made_agents))))
         return cls(game=made.name, game_params=dict(made.params), agents=specs, **options)
 
     def make_game(self) -> engines.Game:
@@ -197,6 +206,13 @@ class TournamentSettings:
         if self.gauntlet:
             return [(0, j) for j in range(1, n)]
         return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+    @property
+    def max_batch(self) -> int | None:
+        """The most games a worker is sent at once when the run sets a limit: one pair under an
+        SPRT, so that few games are in flight when it decides (fast games otherwise travel by
+        the dozen, and all of them would be played out)."""
+        return 2 if self.sprt else None
 
     @property
     def total_games(self) -> int:

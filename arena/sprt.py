@@ -50,6 +50,7 @@ ELO_PER_T = 800.0 / math.log(10.0)
 Z95 = 1.959963984540054
 
 MODELS = ("logistic", "normalized")
+MAX_NORMALIZED_ELO = 200
 
 
 def elo_to_score(elo):
@@ -61,6 +62,12 @@ def score_to_elo(score):
     """The logistic Elo difference of an expected score in (0, 1)."""
     score = np.clip(np.asarray(score, float), 1e-12, 1 - 1e-12)
     return 400.0 * np.log10(score / (1.0 - score))
+
+
+def _elo_or_infinite(score: float) -> float:
+    """The logistic Elo of ``score``; a score of 0 or 1 (or beyond, for an interval's bound) is an
+    infinite difference, which no finite Elo fits."""
+    return -math.inf if score <= 0 else math.inf if score >= 1 else float(score_to_elo(score))
 
 
 def _solve_theta(probs: np.ndarray, phi: np.ndarray) -> np.ndarray:
@@ -125,6 +132,10 @@ class Sprt:
                 raise ValueError(f"SPRT {name} must be between 0 and 0.5, not {getattr(self, name):g}")
         if self.model not in MODELS:
             raise ValueError(f"SPRT model must be one of {', '.join(MODELS)}, not {self.model!r}")
+        if self.model == "normalized" and not (-MAX_NORMALIZED_ELO <= self.elo0 and self.elo1 <= MAX_NORMALIZED_ELO):
+            # Beyond about 230 normalized Elo the constrained fit from the uniform start has no
+            # solution (the LLR would be nan); tests use a few normalized Elo.
+            raise ValueError(f"SPRT bounds of the normalized model must lie within -{MAX_NORMALIZED_ELO} and {MAX_NORMALIZED_ELO}")
 
     @classmethod
     def parse(cls, text: str) -> "Sprt":
@@ -252,9 +263,7 @@ def pair_stats(counts) -> PairStats:
     score = float((probs * PAIR_SCORES).sum())
     variance = float((probs * (PAIR_SCORES - score) ** 2).sum())
     error = math.sqrt(variance / n)
-    elo = float(score_to_elo(score))
-    low = float(score_to_elo(score - Z95 * error))
-    high = float(score_to_elo(score + Z95 * error))
+    elo, low, high = (_elo_or_infinite(x) for x in (score, score - Z95 * error, score + Z95 * error))
     if error > 0:
         los = 0.5 * (1 + math.erf((score - 0.5) / (math.sqrt(2) * error)))
     else:  # every pair scored the same
@@ -263,8 +272,11 @@ def pair_stats(counts) -> PairStats:
 
 
 class SprtWatch:
-    """The SPRT of a run kept up to date as games come back (in any order): a game counts when
-    its seat-swapped partner is in too. ``decision`` is ``"H0"``, ``"H1"`` or None."""
+    """The SPRT of a run kept up to date as games come back (in any order): pairs are counted in
+    schedule order only, each once it and every pair before it are complete, so the test decides
+    after the same pairs whatever the concurrency and however the games were timed, and a
+    report or resume that replays the stored games reaches the same verdict. ``decision`` is
+    ``"H0"``, ``"H1"`` or None."""
 
     def __init__(self, settings, games=()):
         self.settings = settings
@@ -273,12 +285,12 @@ class SprtWatch:
         self.per_round = len(settings.pairings)
         self.counts = [0] * 5
         self.waiting: dict[int, float] = {}  # pair start id -> first agent's points in the game in
+        self.complete: dict[int, float] = {}  # pair start id -> the pair's points, not yet counted
+        self.next_pair = 0  # start id of the next pair to count
         self.decision: str | None = None
-        self.decided_after: int | None = None  # complete pairs when the test decided
+        self.decided_after: int | None = None  # pairs counted when the test decided
         self.decided_llr: float | None = None  # the LLR that crossed the bound
-        # A stored run is replayed pair by pair in schedule order: a run that crossed a bound
-        # stays decided even if the games that were in flight at the decision moved the LLR back.
-        for g in sorted(games, key=lambda g: g.id):
+        for g in games:
             self.add(g)
 
     @classmethod
@@ -293,8 +305,13 @@ class SprtWatch:
         if key not in self.waiting:
             self.waiting[key] = points
             return
-        self.counts[round(2 * (self.waiting.pop(key) + points))] += 1
-        if self.decision is None:
+        self.complete[key] = self.waiting.pop(key) + points
+        while self.decision is None and self.next_pair in self.complete:
+            self.counts[round(2 * self.complete.pop(self.next_pair))] += 1
+            # Pairs are the games of an even round and the next (odd) round, pairing by pairing.
+            self.next_pair += 1
+            if self.next_pair % self.per_round == 0:
+                self.next_pair += self.per_round
             llr = self.test.llr(self.counts)
             self.decision = self.test.decision(llr)
             if self.decision:

@@ -116,6 +116,7 @@ def test_sprt_decides_for_a_clear_difference_and_keeps_playing_on_no_evidence():
         ("elo0=0,elo1=10,alpha=0.7", "alpha must be between"),
         ("elo0=0,elo1=10,model=bayes", "model must be one of"),
         ("elo0=0,elo1=10,gamma=1", "bad SPRT setting"),
+        ("elo0=0,elo1=300,model=normalized", "normalized model must lie within"),
     ],
 )
 def test_bad_sprt_values_are_refused(text, message):
@@ -166,6 +167,40 @@ def test_the_verdict_gives_the_deciding_llr_and_names_the_games_played_out_after
     assert verdict.startswith(f"  LLR {watch.decided_llr:.2f} ")
     assert f"H1 accepted after {watch.decided_after} pairs; with the {late} games in flight then" in verdict
     assert verdict.endswith(f"LLR {Sprt(**settings.sprt).llr(pentanomial(settings, run.games)):.2f}")
+
+
+def test_the_decision_does_not_depend_on_the_order_games_come_back_in(tmp_path):
+    """Pairs count in schedule order only, so games arriving in any order (as from several
+    workers) give the decision after the same pairs as the stored games replayed by id."""
+    plain = TournamentSettings.create(TINY, ["alphabeta:depth=4", "random"], games=60, openings="random:2")
+    run = run_tournament(plain, str(tmp_path / "run"), concurrency=1, progress=False)
+    settings = TournamentSettings.create(TINY, ["alphabeta:depth=4", "random"], games=60, openings="random:2", sprt="elo0=0,elo1=50")
+    in_order = SprtWatch(settings, run.games)
+    assert in_order.decision == "H1"
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        shuffled = SprtWatch(settings)  # games added one by one as they come back, as in a run
+        for i in rng.permutation(len(run.games)):
+            shuffled.add(run.games[i])
+        assert (shuffled.decision, shuffled.decided_after, shuffled.decided_llr) == (
+            in_order.decision, in_order.decided_after, in_order.decided_llr)
+
+
+def test_an_sprt_run_sends_one_pair_at_a_time_so_few_games_are_played_after_it_decides(tmp_path):
+    """Fast games travel in batches of dozens; under an SPRT a batch is one pair, so at most the
+    few games the workers hold are played out after the decision."""
+    settings = TournamentSettings.create(TINY, ["alphabeta:depth=4", "random"], games=2000, openings="random:2", sprt="elo0=0,elo1=50")
+    run = run_tournament(settings, str(tmp_path / "run"), concurrency=2, progress=False)
+    watch = SprtWatch(settings, run.games)
+    assert watch.decision == "H1"
+    assert len(run.games) - 2 * watch.decided_after <= 16  # 2 workers x 2 batches x 2 games, twice over
+
+
+def test_pair_statistics_of_a_clean_sweep_are_infinite_not_a_clipped_number():
+    sweep = pair_stats([0, 0, 0, 0, 20])
+    assert sweep.elo == sweep.elo_low == sweep.elo_high == float("inf") and sweep.los == 1.0
+    nearly = pair_stats([0, 0, 0, 1, 20])
+    assert 0 < nearly.elo_low < nearly.elo < float("inf") == nearly.elo_high
 
 
 # -- openings --------------------------------------------------------------------------------------
@@ -308,6 +343,34 @@ def test_a_plugin_that_fails_on_import_is_a_one_line_error(tmp_path, capsys):
     assert main(["list", "--plugin", str(broken)]) == 2
     err = capsys.readouterr().err
     assert "RuntimeError: no licence key" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_plugin_file_is_kept_by_its_absolute_path(tmp_path, monkeypatch):
+    """Named relative to one folder, the run resumes from another, and the same file named by
+    its absolute path is the same run."""
+    monkeypatch.chdir(os.path.dirname(SCORE_GREEDY))
+    relative = TournamentSettings.create(TINY, ["score-greedy", "random"], games=2, plugins=["score_greedy.py"])
+    monkeypatch.chdir(tmp_path)
+    absolute = TournamentSettings.create(TINY, ["score-greedy", "random"], games=2, plugins=[SCORE_GREEDY])
+    assert relative.plugins == absolute.plugins == (SCORE_GREEDY,) and not relative.differences(absolute)
+
+
+def test_a_plugin_loaded_from_python_is_recorded_by_the_run_that_uses_its_agent():
+    from agents.plugins import load_plugin
+
+    load_plugin(SCORE_GREEDY)
+    uses = TournamentSettings.create(TINY, ["score-greedy", "random"], games=2)
+    assert uses.plugins == (SCORE_GREEDY,)
+    assert TournamentSettings.create(TINY, ["greedy", "random"], games=2).plugins == ()
+
+
+def test_a_plugin_whose_own_import_is_missing_names_that_import(tmp_path, monkeypatch, capsys):
+    # (the missing module's name begins the plugin's, as torch begins torch_agent)
+    (tmp_path / "missingdep_agent.py").write_text("import missingdep\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["list", "--plugin", "missingdep_agent"]) == 2
+    err = capsys.readouterr().err
+    assert "No module named 'missingdep'" in err and "no such module" not in err
 
 
 # -- the OpenSpiel adapter -------------------------------------------------------------------------
