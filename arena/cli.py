@@ -143,7 +143,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="write a run's games as text records",
         description="Write the games of a run as text records: per game, tag lines ([Game \"kalah\"], "
         "[Result \"1-0\"], ...), then one line with all its moves in the game's notation, then a blank "
-        "line. The file serves as an openings file (arena run --openings FILE).",
+        "line. The file serves as an openings file (arena run --openings FILE --opening-plies K).",
     )
     export.add_argument("dir", metavar="DIR", help="run folder")
     export.add_argument("--out", metavar="FILE", help="where to write (default DIR/games.txt; - for standard output)")

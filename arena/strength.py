@@ -25,7 +25,7 @@ def add_strength_options(run: argparse.ArgumentParser) -> None:
         metavar="random:N|FILE",
         help="start each seat-swapped pair after N random plies, or from the next line of FILE (move "
         "sequences in the game's notation, one per line; lines starting with [ or # are skipped, so "
-        "arena export files work; lines are taken in order, cycling)",
+        "arena export files work, cut with --opening-plies; lines are taken in order, cycling)",
     )
     run.add_argument(
         "--opening-plies",
