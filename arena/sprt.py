@@ -343,8 +343,8 @@ def format_sprt(settings, games) -> list[str]:
     verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[watch.decision]
     if watch.decision:
         verdict += f" after {watch.decided_after} pairs"
-        # Games handed out before the decision are played out and stored (fast games travel in
-        # batches, so there can be many); the figures below count them, the verdict does not.
+        # Games handed out before the decision (a pair or two per worker) are played out and
+        # stored; the figures below count them, the verdict does not.
         late = len(games) - 2 * watch.decided_after
         if late > 0:
             verdict += f"; with the {late} games in flight then, played out: LLR {llr:.2f}"
