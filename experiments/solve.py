@@ -194,7 +194,10 @@ def main(argv=None) -> None:
     if not (args.kalah_table or args.game):
         parser.error("give --game or --kalah-table")
     try:
-        kalah_table(args) if args.kalah_table else solve_one(args)
+        if args.kalah_table:
+            kalah_table(args)
+        else:
+            solve_one(args)
     except ValueError as error:  # bad input: an unknown game or parameter, a database too large
         parser.error(str(error))
 
