@@ -12,7 +12,7 @@ before the timing, as a cluster would already be running; actor start and warm-u
 Also prints how many kernels the worker processes compiled after their one warm-up (0 expected:
 every game after the first runs on already loaded machine code).
 
-What the per-move log (arena/movelog.py: every move's search stored with its game) costs: with
+What the per-move log (board_arena/arena/movelog.py: every move's search stored with its game) costs: with
 ``--move-log both`` (the default) every local tournament is played with and without the log
 (``ARENA_MOVE_LOG=0``), the repeats interleaved so that a change in the machine's load falls on
 both alike, and the median throughputs and their ratio are printed: by wall time, and by CPU time
@@ -35,8 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import arena  # noqa: E402
-from arena.settings import split_agent_list  # noqa: E402
+from board_arena import arena  # noqa: E402
+from board_arena.arena.settings import split_agent_list  # noqa: E402
 
 
 def comparable(run):

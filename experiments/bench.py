@@ -56,10 +56,12 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-import agents  # noqa: E402
-import engines  # noqa: E402
-from engines import contract  # noqa: E402
-from engines._jit import kernel, rng_below, rng_from_seed  # noqa: E402
+from board_arena import (
+    agents,  # noqa: E402
+    engines,  # noqa: E402
+)
+from board_arena.engines import contract  # noqa: E402
+from board_arena.engines._jit import kernel, rng_below, rng_from_seed  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -260,9 +262,9 @@ WARM_START = textwrap.dedent(
     import time
     start = time.perf_counter()
     import numpy as np
-    import agents, engines
-    from engines import contract
-    from engines._jit import rng_from_seed
+    from board_arena import agents, engines
+    from board_arena.engines import contract
+    from board_arena.engines._jit import rng_from_seed
     for name in {games!r}:
         game = engines.make(name)
         state = game.new_initial_state(seed=0)

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from envs import BatchedEnv
+from board_arena.envs import BatchedEnv
 
 
 def batched(name: str, num_envs: int, repeats: int, steps: int, fused: bool) -> tuple[float, float]:
@@ -42,7 +42,7 @@ def batched(name: str, num_envs: int, repeats: int, steps: int, fused: bool) -> 
 
 
 def pettingzoo_step_seconds(name: str, steps: int) -> float:
-    from envs.pettingzoo_env import env as aec_env
+    from board_arena.envs.pettingzoo_env import env as aec_env
 
     e = aec_env(name)
     e.reset(seed=0)

@@ -30,9 +30,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import agents  # noqa: E402
-import engines  # noqa: E402
-from arena.settings import derive_seed, split_agent_list  # noqa: E402
+from board_arena import (
+    agents,  # noqa: E402
+    engines,  # noqa: E402
+)
+from board_arena.arena.settings import derive_seed, split_agent_list  # noqa: E402
 
 CHEAP = ("random", "greedy")
 

@@ -5,7 +5,7 @@ count one-hot, the store margin, the move-again flag), numpy only, fed by the ba
 environment: every step, ``BatchedEnv.afterstates`` shows each game's legal moves' results; the
 learner plays the move it values most (epsilon-greedy), and moves the value of each player's
 previous afterstate towards the value of the next one (negated when the other player moved, the
-exact result when the game ended). The weights go to ``agents/data/td_kalah.json``, which the
+exact result when the game ended). The weights go to ``board_arena/agents/data/td_kalah.json``, which the
 registered agent ``td-kalah`` loads; the script then plays ``td-kalah`` against ``greedy`` and
 ``random`` (both seats) and prints the scores.
 
@@ -22,10 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-import agents
-import engines
-from agents.learned import BUNDLED_WEIGHTS, feature_count, kalah_features
-from envs import BatchedEnv
+from board_arena import agents, engines
+from board_arena.agents.learned import BUNDLED_WEIGHTS, feature_count, kalah_features
+from board_arena.envs import BatchedEnv
 
 
 def train(steps: int, num_envs: int, seed: int, alpha: float, epsilon: float) -> tuple[np.ndarray, dict]:

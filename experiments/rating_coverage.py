@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from arena.ratings import fit_ratings
+from board_arena.arena.ratings import fit_ratings
 
 #: name: (true ratings, games per pairing)
 SHAPES = {

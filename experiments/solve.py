@@ -8,8 +8,8 @@ Donkers and Uiterwijk ("Solving Kalah", 2000).
 One game: prints the first player's final margin under perfect play (Kalah: store difference;
 capture-scored Konane: capture difference; a game without a margin: win, draw or loss), a best
 first move, the positions searched, the null-window searches of MTD(f) and the time
-(agents/solver.py). ``--endgame K`` loads (building it once, with a progress bar) the Kalah endgame
-database of every position with at most K seeds on the board (engines/mancala/endgame.py).
+(board_arena/agents/solver.py). ``--endgame K`` loads (building it once, with a progress bar) the Kalah endgame
+database of every position with at most K seeds on the board (board_arena/engines/mancala/endgame.py).
 
 ``--kalah-table``: solves Kalah(m, n) under Irving's rules (``empty_capture=true``) for the pits
 and seeds asked, in order of size, each within ``--limit`` seconds (a game that does not finish
@@ -29,10 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import agents  # noqa: E402
-import engines  # noqa: E402
-from agents.solver import new_solver_table, solve  # noqa: E402
-from engines.mancala import endgame  # noqa: E402
+from board_arena import (
+    agents,  # noqa: E402
+    engines,  # noqa: E402
+)
+from board_arena.agents.solver import new_solver_table, solve  # noqa: E402
+from board_arena.engines.mancala import endgame  # noqa: E402
 
 PUBLISHED = Path(__file__).resolve().parent / "data" / "kalah_irving2000.json"
 

@@ -22,8 +22,8 @@ from matplotlib.figure import Figure
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import arena  # noqa: E402
-from arena.report import format_report  # noqa: E402
+from board_arena import arena  # noqa: E402
+from board_arena.arena.report import format_report  # noqa: E402
 
 
 def main(argv=None) -> None:

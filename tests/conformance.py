@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-import engines
-from engines import IllegalMoveError, contract
-from engines._jit import kernel, rng_below, rng_from_seed
+from board_arena import engines
+from board_arena.engines import IllegalMoveError, contract
+from board_arena.engines._jit import kernel, rng_below, rng_from_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 

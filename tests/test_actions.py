@@ -4,7 +4,7 @@ checks): variants whose action tables differ, the layouts drawn out, and the err
 import numpy as np
 import pytest
 
-import engines
+from board_arena import engines
 from tests.conformance import check_actions, check_observations
 
 VARIANTS = [

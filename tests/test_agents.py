@@ -4,11 +4,10 @@ perfect-information game, exact solutions of small Kalah games, tactics, and str
 import numpy as np
 import pytest
 
-import agents
-import engines
-from agents.alphabeta import alphabeta_search, new_table, HISTORY_SIZE
-from agents.minimax import minimax_search
-from engines._jit import rng_from_seed
+from board_arena import agents, engines
+from board_arena.agents.alphabeta import HISTORY_SIZE, alphabeta_search, new_table
+from board_arena.agents.minimax import minimax_search
+from board_arena.engines._jit import rng_from_seed
 
 PERFECT_INFORMATION_GAMES = [
     name for name in engines.available_games() if engines.game_class(name).perfect_information

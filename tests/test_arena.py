@@ -11,11 +11,10 @@ from contextlib import closing
 import numpy as np
 import pytest
 
-import agents
-import arena
-from arena.cli import main
-from arena.ratings import fit_ratings
-from arena.settings import TournamentSettings, split_agent_list
+from board_arena import agents, arena
+from board_arena.arena.cli import main
+from board_arena.arena.ratings import fit_ratings
+from board_arena.arena.settings import TournamentSettings, split_agent_list
 
 CHEAP = ["random", "greedy", "mcts:iterations=50"]
 
@@ -316,7 +315,7 @@ def test_a_killed_run_resumes_with_every_game_once(tmp_path, kill_group):
     """SIGKILL mid-run (the whole process group, or the parent alone: its workers die with it),
     then the same command: exactly the planned games, none lost, none twice."""
     out = str(tmp_path / "killed")
-    command = [sys.executable, "-m", "arena.cli", "run", "--game", "kalah", "--agents",
+    command = [sys.executable, "-m", "board_arena.arena.cli", "run", "--game", "kalah", "--agents",
                "greedy,mcts:iterations=4000", "--games", "60", "--concurrency", "2", "--out", out, "--quiet"]
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -361,7 +360,7 @@ def test_a_database_of_another_version_is_refused(tmp_path, capsys):
 
 
 def test_pairing_score_intervals():
-    from arena.report import score_interval
+    from board_arena.arena.report import score_interval
 
     mean, low, high = score_interval([1.0, 0.0] * 50)
     assert mean == 0.5 and low == pytest.approx(1 - high) and 0.09 < high - 0.5 < 0.1
@@ -379,7 +378,7 @@ def test_games_stopped_by_a_ply_cap_are_counted_apart(tmp_path):
     run = arena.run_tournament(settings, str(tmp_path / "run"), concurrency=1, progress=False)
     assert [g.end_reason for g in run.games] == ["ply cap", "ply cap"]
     assert all(g.result == 0.0 and g.plies == 20 for g in run.games)
-    from arena.report import format_report
+    from board_arena.arena.report import format_report
 
     assert "2 x ply cap" in format_report(run.settings, run.games, run.ratings())
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.store import RunLock
+from board_arena.arena.store import RunLock
 
 ROOT = Path(__file__).resolve().parent.parent
 # Games long enough that a run is still going when the signal comes (a few hundred ms each).
@@ -24,7 +24,7 @@ SLOW = ["--game", "kalah", "--agents", "mcts:iterations=3000,alphabeta:depth=5"]
 def arena(*args, **popen):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", *args],
+        [sys.executable, "-m", "board_arena.arena.cli", *args],
         stdout=popen.pop("stdout", subprocess.PIPE),
         stderr=subprocess.PIPE,
         text=True,

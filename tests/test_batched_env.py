@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-import engines
-from envs import BatchedEnv, IllegalActionError
+from board_arena import engines
+from board_arena.envs import BatchedEnv, IllegalActionError
 
 
 @pytest.mark.parametrize("name", engines.available_games())

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-import engines
+from board_arena import engines
 
 
 def random_positions(name, count=20, seed=0):

@@ -8,13 +8,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-import engines._jit as jit
-from engines.mancala import kernels as mancala_kernels
+import board_arena.engines._jit as jit
+from board_arena.engines.mancala import kernels as mancala_kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 
 CALLEE = """
-from engines._jit import kernel
+from board_arena.engines._jit import kernel
 
 @kernel
 def value():
@@ -22,8 +22,8 @@ def value():
 """
 
 CALLER = """
-from engines._jit import kernel
-from engines import probe_callee
+from board_arena.engines._jit import kernel
+from board_arena.engines import probe_callee
 
 @kernel
 def caller():
@@ -40,15 +40,14 @@ def test_project_kernels_are_stamped_with_the_whole_source_tree():
 
 
 def test_an_edit_in_another_file_recompiles_the_kernels_that_use_it(tmp_path):
-    shutil.copytree(ROOT / "engines", tmp_path / "engines", ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "agents").mkdir()
-    (tmp_path / "agents" / "__init__.py").write_text("")
-    (tmp_path / "agents" / "probe_caller.py").write_text(textwrap.dedent(CALLER))
-    callee = tmp_path / "engines" / "probe_callee.py"
+    package = tmp_path / "board_arena"
+    shutil.copytree(ROOT / "board_arena", package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "agents" / "probe_caller.py").write_text(textwrap.dedent(CALLER))
+    callee = package / "engines" / "probe_callee.py"
 
     def run():
         done = subprocess.run(
-            [sys.executable, "-m", "agents.probe_caller"], cwd=tmp_path, capture_output=True, text=True, check=True
+            [sys.executable, "-m", "board_arena.agents.probe_caller"], cwd=tmp_path, capture_output=True, text=True, check=True
         )
         return done.stdout.split()
 
@@ -61,8 +60,8 @@ def test_an_edit_in_another_file_recompiles_the_kernels_that_use_it(tmp_path):
 
 PROBE = """
 import numpy as np
-import engines
-from engines.mancala import kernels
+from board_arena import engines
+from board_arena.engines.mancala import kernels
 
 state = engines.make("kalah").new_initial_state()
 moves = np.empty(kernels.MAX_MOVES, np.int64)
@@ -71,8 +70,8 @@ print(kernels.legal_moves(state.data, moves), sum(kernels.legal_moves.stats.cach
 
 
 def test_only_compiled_sources_are_stamped_so_an_edit_of_the_python_face_recompiles_nothing(tmp_path):
-    shutil.copytree(ROOT / "engines", tmp_path / "engines", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "agents", tmp_path / "agents", ignore=shutil.ignore_patterns("__pycache__"))
+    package = tmp_path / "board_arena"
+    shutil.copytree(ROOT / "board_arena", package, ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "probe.py").write_text(PROBE)
 
     def run():
@@ -81,15 +80,16 @@ def test_only_compiled_sources_are_stamped_so_an_edit_of_the_python_face_recompi
 
     assert run() == ["6", "0"]  # compiled
     assert run() == ["6", "1"]  # cached
-    with open(tmp_path / "engines" / "game.py", "a") as face:
+    with open(package / "engines" / "game.py", "a") as face:
         face.write("\n# an edit of the Python face\n")
     assert run() == ["6", "1"]  # still cached: game.py defines no compiled code
-    with open(tmp_path / "engines" / "morabaraba" / "board.py", "a") as tables:
+    with open(package / "engines" / "morabaraba" / "board.py", "a") as tables:
         tables.write("\n# an edit of tables that kernels read\n")
     assert run() == ["6", "0"]  # recompiled: board.py is imported by a kernel module
     sources = {p.relative_to(ROOT).as_posix() for p in jit.compiled_sources(jit._COMPILED_ROOTS)}
-    assert {"engines/mancala/kernels.py", "engines/contract.py", "engines/_jit.py", "engines/morabaraba/board.py"} <= sources
-    assert not {"engines/game.py", "engines/registry.py", "engines/mancala/__init__.py"} & sources
+    engines = "board_arena/engines/"
+    assert {engines + f for f in ("mancala/kernels.py", "contract.py", "_jit.py", "morabaraba/board.py")} <= sources
+    assert not {engines + f for f in ("game.py", "registry.py", "mancala/__init__.py")} & sources
 
 
 def test_without_a_writable_cache_folder_everything_runs_uncached_after_one_warning(tmp_path):
@@ -97,7 +97,7 @@ def test_without_a_writable_cache_folder_everything_runs_uncached_after_one_warn
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(blocker / "numba"), XDG_CACHE_HOME=str(blocker / "xdg"))
-    script = "import agents, engines; print(engines.make('kalah').new_initial_state().legal_moves())"
+    script = "from board_arena import agents, engines; print(engines.make('kalah').new_initial_state().legal_moves())"
     done = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[0, 1, 2, 3, 4, 5]"

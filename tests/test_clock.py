@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from engines import _jit
-from engines._jit import kernel, monotonic_ns
+from board_arena.engines import _jit
+from board_arena.engines._jit import kernel, monotonic_ns
 
 
 @kernel
@@ -40,8 +40,7 @@ def test_the_clock_increases_and_keeps_time_in_nanoseconds():
 
 @pytest.mark.parametrize("spec", ["alphabeta", "mcts", "ismcts"])
 def test_a_time_budget_set_in_python_ends_the_compiled_search(spec):
-    import agents
-    import engines
+    from board_arena import agents, engines
 
     game = engines.make("dominoes" if spec == "ismcts" else "kalah")
     agent = agents.make_agent(f"{spec}:time=0.05", seed=1)

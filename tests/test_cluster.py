@@ -13,8 +13,8 @@ import psutil
 import pytest
 import ray
 
-import arena
-from arena.cluster import RayPool, parse_cluster
+from board_arena import arena
+from board_arena.arena.cluster import RayPool, parse_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The actors of a test instance import this checkout's code.
@@ -84,7 +84,7 @@ def test_a_bad_cluster_value_is_one_line_and_exit_2(tmp_path):
     for value, expected in [("bogus", "--cluster must be ray"), ("ray://nohost", "--cluster must be ray"), ("ray://127.0.0.1:9", "cannot reach")]:
         out = tmp_path / "never"
         result = subprocess.run(
-            [sys.executable, "-m", "arena.cli", "run", "--game", "kalah", "--agents", "random,greedy", "--cluster", value, "--out", str(out)],
+            [sys.executable, "-m", "board_arena.arena.cli", "run", "--game", "kalah", "--agents", "random,greedy", "--cluster", value, "--out", str(out)],
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -97,10 +97,10 @@ def test_a_bad_cluster_value_is_one_line_and_exit_2(tmp_path):
 
 
 def test_without_ray_installed_the_error_says_how_to_install_it(tmp_path, capsys, monkeypatch):
-    import arena.cli
+    from board_arena.arena import cli
 
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as if it were not installed
-    code = arena.cli.main(["run", "--game", "kalah", "--agents", "random,greedy", "--cluster", "ray", "--out", str(tmp_path / "x")])
+    code = cli.main(["run", "--game", "kalah", "--agents", "random,greedy", "--cluster", "ray", "--out", str(tmp_path / "x")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err[-1] == 'arena run: error: --cluster needs Ray, an optional extra: pip install -e ".[ray]"'
 
@@ -137,7 +137,7 @@ def test_ctrl_c_on_a_ray_run_is_one_line_and_exit_130_leaves_no_worker_and_the_r
     import time
 
     out = tmp_path / "run"
-    command = [sys.executable, "-m", "arena.cli", "run", "--game", "kalah", "--agents", "mcts:iterations=100000,alphabeta:depth=9"]
+    command = [sys.executable, "-m", "board_arena.arena.cli", "run", "--game", "kalah", "--agents", "mcts:iterations=100000,alphabeta:depth=9"]
     command += ["--games", "6", "--cluster", "ray", "--quiet", "--out", str(out)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 

@@ -4,8 +4,8 @@ added to the registry cannot skip it; and the contract refuses what would confus
 import numpy as np
 import pytest
 
-import engines
-from engines import contract, registry
+from board_arena import engines
+from board_arena.engines import contract, registry
 from tests.conformance import check_conformance
 
 
@@ -33,7 +33,7 @@ def test_a_second_game_with_the_same_state_type_is_refused():
     mancala = engines.make("kalah").kernels
     for name in contract._REQUIRED:
         setattr(Impostor, name, getattr(mancala, name))
-    with pytest.raises(TypeError, match="is the state type of engines.mancala.kernels already"):
+    with pytest.raises(TypeError, match="is the state type of board_arena.engines.mancala.kernels already"):
         contract.register(Impostor)
     contract.register(mancala)  # registering a game again is harmless
     assert contract.kernels_for(np.dtype(mancala.STATE_DTYPE)) is mancala

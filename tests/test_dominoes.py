@@ -11,10 +11,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import engines
-from engines import IllegalMoveError, VariantError
-from engines._jit import rng_from_seed
-from engines.dominoes import kernels, tiles_of
+from board_arena import engines
+from board_arena.engines import IllegalMoveError, VariantError
+from board_arena.engines._jit import rng_from_seed
+from board_arena.engines.dominoes import kernels, tiles_of
 from tests.conformance import check_conformance, kernel_digest, pure_python_digest
 from tests.reference.dominoes import DominoesReference, consistent_deals, greater
 
@@ -309,7 +309,7 @@ def test_two_true_states_consistent_with_one_view_give_byte_identical_views():
 
 @pytest.mark.parametrize("spec", ["pimc:worlds=8", "ismcts:iterations=300", "greedy", "random"])
 def test_an_agent_cannot_peek_two_worlds_of_one_view_get_the_same_move(spec):
-    import agents
+    from board_arena import agents
 
     game = engines.make("dominoes", hand_size=3)
     # The same two deals as above: player 0 cannot tell them apart.

@@ -4,12 +4,10 @@ baselines; perfect-information searches refuse the game; the arena hands out vie
 import numpy as np
 import pytest
 
-import agents
-import arena
-import engines
-from engines import contract
-from engines._jit import rng_from_seed
-from engines.game import State
+from board_arena import agents, arena, engines
+from board_arena.engines import contract
+from board_arena.engines._jit import rng_from_seed
+from board_arena.engines.game import State
 
 DOMINOES = engines.make("dominoes")
 HONEST = ["random", "greedy", "pimc:worlds=8", "ismcts:iterations=400"]

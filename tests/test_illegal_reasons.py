@@ -7,14 +7,14 @@ plain, and the contract's own guard."""
 import numpy as np
 import pytest
 
-import engines
-from engines import IllegalMoveError, contract
-from engines.dominoes import kernels as dominoes_kernels
-from engines.konane import kernels as konane_kernels
-from engines.konane import path_move
-from engines.mancala import kernels as mancala_kernels
-from engines.morabaraba import POINT_OF, encode
-from engines.morabaraba import kernels as morabaraba_kernels
+from board_arena import engines
+from board_arena.engines import IllegalMoveError, contract
+from board_arena.engines.dominoes import kernels as dominoes_kernels
+from board_arena.engines.konane import kernels as konane_kernels
+from board_arena.engines.konane import path_move
+from board_arena.engines.mancala import kernels as mancala_kernels
+from board_arena.engines.morabaraba import POINT_OF, encode
+from board_arena.engines.morabaraba import kernels as morabaraba_kernels
 from tests.conformance import check_illegal_reasons, play_random_game
 from tests.test_morabaraba import RUNNING_MILL
 

@@ -13,11 +13,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import engines
-from engines import IllegalMoveError, VariantError
-from engines._jit import kernel
-from engines.konane import kernels, path_move, square_name
-from tests.conformance import check_conformance, kernel_digest, perft, pure_python_digest
+from board_arena import engines
+from board_arena.engines import IllegalMoveError, VariantError
+from board_arena.engines._jit import kernel
+from board_arena.engines.konane import kernels, path_move, square_name
+from tests.conformance import (
+    check_conformance,
+    kernel_digest,
+    perft,
+    pure_python_digest,
+)
 from tests.reference.konane import COLOURS, KonaneReference, move_id
 
 SIZES = range(kernels.MIN_SIZE, kernels.MAX_SIZE + 1)

@@ -3,10 +3,9 @@
 import numpy as np
 import pytest
 
-import agents
-import engines
-from agents.learned import feature_count, kalah_features
-from envs import BatchedEnv
+from board_arena import agents, engines
+from board_arena.agents.learned import feature_count, kalah_features
+from board_arena.envs import BatchedEnv
 
 
 def test_afterstates_are_the_engines_children_seen_by_the_mover():

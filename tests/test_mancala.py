@@ -9,9 +9,9 @@ import itertools
 import numpy as np
 import pytest
 
-import engines
-from engines import IllegalMoveError, VariantError
-from engines.mancala import kernels
+from board_arena import engines
+from board_arena.engines import IllegalMoveError, VariantError
+from board_arena.engines.mancala import kernels
 from tests.conformance import check_conformance, kernel_digest, pure_python_digest
 from tests.reference.mancala import MancalaReference
 

@@ -13,10 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import engines
-from engines import IllegalMoveError, VariantError
-from engines.morabaraba import board, decode, encode, kernels
-from tests.conformance import check_conformance, kernel_digest, perft, pure_python_digest
+from board_arena import engines
+from board_arena.engines import IllegalMoveError, VariantError
+from board_arena.engines.morabaraba import board, decode, encode, kernels
+from tests.conformance import (
+    check_conformance,
+    kernel_digest,
+    perft,
+    pure_python_digest,
+)
 from tests.reference.morabaraba import ALL_MILLS, ORTHOGONAL_MILLS, MorabarabaReference
 
 PRESETS = ["morabaraba", "morabaraba-9", "nine-mens-morris"]

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-import engines
+from board_arena import engines
 
-ARENA = [sys.executable, "-m", "arena.cli"]
+ARENA = [sys.executable, "-m", "board_arena.arena.cli"]
 
 
 def play(args, entries, tmp_path, env=None):
@@ -106,7 +106,7 @@ def test_plain_ascii_without_colours(tmp_path):
 
 
 def test_colours_follow_the_pieces():
-    from engines.style import Style
+    from board_arena.engines.style import Style
 
     style = Style(color=True, unicode=True)
     konane = engines.make("konane").new_initial_state(seed=1).render(color=True, unicode=True)

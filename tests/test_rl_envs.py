@@ -6,10 +6,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
-import engines
-import envs.gymnasium_env  # noqa: F401  (registers the ids)
-from envs import IllegalActionError
-from envs.pettingzoo_env import env as aec_env
+import board_arena.envs.gymnasium_env  # noqa: F401  (registers the ids)
+from board_arena import engines
+from board_arena.envs import IllegalActionError
+from board_arena.envs.pettingzoo_env import env as aec_env
 
 
 @pytest.mark.filterwarnings("ignore:Observation")

@@ -9,11 +9,10 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-import agents
-import engines
-from agents.solver import new_solver_table, solve
-from engines import contract
-from engines.mancala import endgame, kernels
+from board_arena import agents, engines
+from board_arena.agents.solver import new_solver_table, solve
+from board_arena.engines import contract
+from board_arena.engines.mancala import endgame, kernels
 from tests.reference.kalah_minimax import kalah_minimax
 from tests.reference.mancala import MancalaReference
 

@@ -8,12 +8,18 @@ import sys
 import numpy as np
 import pytest
 
-import agents
-import engines
-from arena import TournamentSettings, run_tournament
-from arena.cli import main
-from arena.openings import opening_length
-from arena.sprt import Sprt, SprtWatch, elo_to_score, format_sprt, pair_stats, pentanomial
+from board_arena import agents, engines
+from board_arena.arena import TournamentSettings, run_tournament
+from board_arena.arena.cli import main
+from board_arena.arena.openings import opening_length
+from board_arena.arena.sprt import (
+    Sprt,
+    SprtWatch,
+    elo_to_score,
+    format_sprt,
+    pair_stats,
+    pentanomial,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCORE_GREEDY = os.path.join(ROOT, "experiments", "plugins", "score_greedy.py")
@@ -24,15 +30,14 @@ TINY = "kalah:pits=3,seeds=2"
 @pytest.fixture(autouse=True)
 def forget_plugins():
     """Each test's plugins leave the registry as it was (other tests list the built-in agents)."""
-    import agents.base
-    import agents.plugins
+    from board_arena.agents import base, plugins
 
-    registry, loaded = dict(agents.base._AGENTS), dict(agents.plugins._LOADED)
+    registry, loaded = dict(base._AGENTS), dict(plugins._LOADED)
     yield
-    agents.base._AGENTS.clear()
-    agents.base._AGENTS.update(registry)
-    agents.plugins._LOADED.clear()
-    agents.plugins._LOADED.update(loaded)
+    base._AGENTS.clear()
+    base._AGENTS.update(registry)
+    plugins._LOADED.clear()
+    plugins._LOADED.update(loaded)
     for name in [m for m in sys.modules if m.startswith("board_arena_plugin_")]:
         del sys.modules[name]
 
@@ -64,7 +69,7 @@ def simulate(test: Sprt, probs: np.ndarray, runs: int, seed: int, max_pairs: int
         if not len(active):
             break
         counts[active, rng.choice(5, size=len(active), p=probs)] += 1
-        llr = test.llr(counts[active])
+        llr = test.llrs(counts[active])
         decision[active[llr >= high]] = 1
         decision[active[llr <= low]] = -1
     return decision
@@ -245,7 +250,7 @@ def test_openings_from_a_file_with_export_style_tags(tmp_path, capsys):
     assert main(args) == 0
     report = capsys.readouterr().out
     assert "2 sequences of 1-2 plies from openings.txt" in report and "repeat an earlier game" in report
-    from arena.tournament import load_run
+    from board_arena.arena.tournament import load_run
 
     run = load_run(out)
     assert [g.moves[:2] for g in run.games[:2]] == [names[:2]] * 2  # pair 0: line 1, cut to 2 plies
@@ -315,9 +320,9 @@ def test_a_pure_python_plugin_agent_plays_a_tournament_on_two_workers_and_play_g
 def test_spawned_workers_load_the_plugins_too(tmp_path, monkeypatch):
     import multiprocessing
 
-    import arena.pool
+    from board_arena.arena import pool
 
-    monkeypatch.setattr(arena.pool, "_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(pool, "_context", lambda: multiprocessing.get_context("spawn"))
     settings = TournamentSettings.create(TINY, ["score-greedy", "random"], games=4, plugins=[SCORE_GREEDY])
     run = run_tournament(settings, str(tmp_path / "spawn"), concurrency=2, progress=False)
     assert len(run.games) == 4 and all(g.end_reason == "rules" for g in run.games)
@@ -325,7 +330,7 @@ def test_spawned_workers_load_the_plugins_too(tmp_path, monkeypatch):
 
 def test_arena_play_against_a_plugin_agent(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "play", "--game", TINY, "--opponent", "score-greedy", "--plugin", SCORE_GREEDY,
+        [sys.executable, "-m", "board_arena.arena.cli", "play", "--game", TINY, "--opponent", "score-greedy", "--plugin", SCORE_GREEDY,
          "--first", "agent", "--record", str(tmp_path / "g.json")],
         input="moves\n1\n" * 20,
         capture_output=True,
@@ -356,7 +361,7 @@ def test_a_plugin_file_is_kept_by_its_absolute_path(tmp_path, monkeypatch):
 
 
 def test_a_plugin_loaded_from_python_is_recorded_by_the_run_that_uses_its_agent():
-    from agents.plugins import load_plugin
+    from board_arena.agents.plugins import load_plugin
 
     load_plugin(SCORE_GREEDY)
     uses = TournamentSettings.create(TINY, ["score-greedy", "random"], games=2)
@@ -379,7 +384,7 @@ def test_a_plugin_whose_own_import_is_missing_names_that_import(tmp_path, monkey
 @pytest.mark.parametrize("game_name", ["kalah", "nine-mens-morris"])
 def test_the_openspiel_mcts_adapter_plays_whole_games(game_name):
     pytest.importorskip("pyspiel")
-    from agents.plugins import load_plugin
+    from board_arena.agents.plugins import load_plugin
 
     load_plugin(OPENSPIEL_ADAPTER)
     game = engines.make(game_name)

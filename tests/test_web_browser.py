@@ -12,10 +12,10 @@ import threading
 
 import pytest
 
-from arena.plots import write_plots
-from arena.settings import TournamentSettings
-from arena.tournament import run_tournament
-from arena.web.server import GameServer, make_server
+from board_arena.arena.plots import write_plots
+from board_arena.arena.settings import TournamentSettings
+from board_arena.arena.tournament import run_tournament
+from board_arena.arena.web.server import GameServer, make_server
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 #: A page that waits for the person: no request under way and a move to make, or the end.
@@ -128,7 +128,7 @@ def test_a_whole_game_by_clicks_against_random(page, game, tmp_path):
         page.click("#record")
     record_path = tmp_path / "record.json"
     download.value.save_as(record_path)
-    import engines
+    from board_arena import engines
 
     record = engines.GameRecord.from_json(record_path.read_text())
     assert record.moves == log and record.replay().is_terminal()

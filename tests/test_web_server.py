@@ -11,11 +11,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-import agents
-import engines
-from arena.cli import main
-from arena.web.clicks import clicks_text, move_clicks
-from arena.web.server import GameServer, make_server
+from board_arena import agents, engines
+from board_arena.arena.cli import main
+from board_arena.arena.web.clicks import clicks_text, move_clicks
+from board_arena.arena.web.server import GameServer, make_server
 
 
 @pytest.fixture(scope="module")

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import time
 
-import agents
-from agents import Agent, SearchInfo
-from engines import Param
+from board_arena import agents
+from board_arena.agents import Agent, SearchInfo
+from board_arena.engines import Param
 
 try:
     import pyspiel

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import random
 
-import agents
-from agents import Agent, SearchInfo
+from board_arena import agents
+from board_arena.agents import Agent, SearchInfo
 
 
 @agents.register_agent

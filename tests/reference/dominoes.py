@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 
-from engines.dominoes.kernels import MOVE_DRAW, MOVE_PASS, tile_order
+from board_arena.engines.dominoes.kernels import MOVE_DRAW, MOVE_PASS, tile_order
 
 
 def greater(a, b) -> bool:

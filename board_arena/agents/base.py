@@ -1,0 +1,324 @@
+"""What every agent shares: the ``Agent`` interface, search budgets, what a search reports, the
+spec syntax (``name`` or ``name:key=value,...``) and the one registry of agents."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from numba.core import event as numba_event
+
+from board_arena.engines import Game, Param, State, shown
+from board_arena.engines._jit import caching_disabled, rng_from_seed
+
+__all__ = [
+    "Agent",
+    "Limit",
+    "SearchInfo",
+    "register_agent",
+    "make_agent",
+    "available_agents",
+    "agent_class",
+    "parse_spec",
+]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A search budget (after python-chess's ``chess.engine.Limit``): the search stops at the first
+    limit reached. ``time`` in seconds; ``depth`` in plies; ``nodes`` positions visited (alpha-beta,
+    and per world in PIMC); ``iterations`` simulations (MCTS, ISMCTS) or sampled worlds (PIMC).
+    ``None`` means no limit. Each agent uses the limits it knows: ``minimax`` (the plain reference)
+    only its depth, ``random`` and ``greedy`` none.
+
+    Depth, node and iteration budgets are reproducible: the same seed gives the same move on any
+    machine. A time budget is not: how far a search gets depends on the machine and its load.
+    """
+
+    time: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    iterations: int | None = None
+
+
+@dataclass
+class SearchInfo:
+    """What an agent did for its last move.
+
+    ``value`` is the search's estimate for the player who moved, in [-1, 1] (1: a win); ``exact``
+    is True when that value is a proven game result. Fields an agent does not use stay None.
+    """
+
+    move: int
+    value: float | None = None
+    exact: bool = False
+    depth: int | None = None
+    nodes: int | None = None
+    simulations: int | None = None
+    seconds: float = 0.0
+    #: An exact solver's final margin for the player who moved (Kalah: their store minus the
+    #: opponent's at the end under perfect play); None when not solved or the game has no margin.
+    margin: int | None = None
+
+    def summary(self) -> str:
+        """One line for people, e.g. ``depth 9, 812,345 nodes, value +0.12, 0.50 s``."""
+        parts = []
+        if self.depth is not None:
+            parts.append(f"depth {self.depth}")
+        if self.nodes is not None:
+            parts.append(f"{self.nodes:,} nodes")
+        if self.simulations is not None:
+            parts.append(f"{self.simulations:,} simulations")
+        if self.value is not None:
+            if self.exact:
+                parts.append({1: "proven win", 0: "proven draw", -1: "proven loss"}[round(self.value)])
+                if self.margin is not None and self.margin != 0:
+                    parts[-1] += f" by {abs(self.margin)}"
+            else:
+                parts.append(f"value {self.value:+.2f}")
+        parts.append(f"{self.seconds:.2f} s")
+        return ", ".join(parts)
+
+
+class Agent:
+    """A player: ``select_move(state)`` returns a legal move id of ``state``.
+
+    Subclasses set ``name``, ``summary`` and ``PARAMS`` and implement ``_select(state, limit)``.
+    Make agents with :func:`make_agent` from a spec string. Every random choice of an agent
+    draws from its own generator, seeded by ``seed`` (a fresh seed, kept in ``agent.seed``, when
+    none is given): the same seed plays the same moves (under a reproducible budget, see
+    :class:`Limit`).
+    """
+
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    PARAMS: ClassVar[tuple[Param, ...]] = ()
+    #: True for agents that play hidden-information games from a player's view.
+    plays_hidden_information: ClassVar[bool] = False
+    #: True for a reference that is given the whole state even where the rules hide part of it.
+    sees_everything: ClassVar[bool] = False
+
+    def __init__(self, seed: int | None = None, **params: Any):
+        by_name = {p.name: p for p in self.PARAMS}
+        unknown = [k for k in params if k not in by_name]
+        if unknown:
+            listed = ", ".join(by_name) or "none"
+            raise ValueError(f"{self.name} has no parameter {shown(unknown[0])}; parameters: {listed}")
+        values = {p.name: p.default for p in self.PARAMS}
+        for key, value in params.items():
+            values[key] = by_name[key].validate(self.name, value)
+        self.params = MappingProxyType(values)
+        self._check_params()
+        # No seed: a fresh one, kept in ``self.seed`` so that the agent's play can be replayed.
+        self.seed = secrets.randbits(63) if seed is None else int(seed)
+        self.rng = rng_from_seed(self.seed)
+        self.last_search: SearchInfo | None = None
+
+    def _check_params(self) -> None:
+        """Cross-parameter checks; raise ValueError."""
+
+    @property
+    def spec(self) -> str:
+        """The spec string that makes this agent (parameters that differ from the defaults)."""
+        changed = [
+            f"{p.name}={format_value(self.params[p.name])}"
+            for p in self.PARAMS
+            if self.params[p.name] != p.default
+        ]
+        return self.name + (":" + ",".join(changed) if changed else "")
+
+    def __repr__(self) -> str:
+        return f"make_agent({self.spec!r}, seed={self.seed})"
+
+    @property
+    def limit(self) -> Limit:
+        """The budget given by the agent's parameters (``time``, ``depth``, ``nodes``, ``iterations``)."""
+        return Limit(**{f.name: self.params.get(f.name) for f in fields(Limit)})
+
+    def check_game(self, game: Game) -> None:
+        """Raises ValueError if this agent cannot play ``game``."""
+        if not game.perfect_information and not self.plays_hidden_information:
+            raise ValueError(
+                f"{self.name} searches the full state, which {game.name} hides; "
+                "use a hidden-information agent (pimc, ismcts) or random, greedy"
+            )
+
+    def reset(self) -> None:
+        """Forgets everything about the previous game (called before each game)."""
+
+    def observe(self, state: State, player: int) -> State:
+        """What this agent is given to choose ``player``'s move: the player's view in a
+        hidden-information game, the state itself otherwise (or for ``sees_everything``)."""
+        if state.game.perfect_information or self.sees_everything:
+            return state
+        return state.view(player)
+
+    def _what_it_may_see(self, state: State) -> State:
+        """The state an agent searches: in a hidden-information game, the mover's view, taken
+        here when a caller hands over the whole state, so that no agent but a declared
+        ``sees_everything`` reference ever searches what its player cannot see."""
+        if state.game.perfect_information:
+            return state
+        names = state.game.player_names
+        if self.sees_everything:
+            if state.viewer is not None:
+                raise ValueError(
+                    f"{self.name} searches the whole state, and this is {names[state.viewer]}'s view "
+                    "(the hidden tiles are cleared): give it the game's state"
+                )
+            return state
+        if state.viewer is None:
+            return state.view(state.current_player)
+        if state.viewer != state.current_player:
+            raise ValueError(
+                f"this is {names[state.viewer]}'s view, but {names[state.current_player]} is to move: "
+                "an agent chooses a move from the mover's view"
+            )
+        return state
+
+    #: Budget of the warm-up search: enough to run (and so compile) every kernel once.
+    WARM_UP_LIMIT: ClassVar[Limit] = Limit(depth=1, nodes=1, iterations=1)
+    _warmed: ClassVar[set] = set()
+
+    def warm_up(self, game: Game) -> None:
+        """Compiles (or loads from numba's cache) this agent's kernels for ``game``, so that no
+        clock runs while they compile. A throwaway agent of the same kind does the work: this
+        agent's random state and tables stay as they were."""
+        key = (type(self), game.kernels.STATE_DTYPE)
+        if key in Agent._warmed:
+            return
+        self.check_game(game)
+        notice = _CompileNotice(f"{self.name} for {game.name}")
+        numba_event.register("numba:compile", notice)
+        try:
+            state = game.new_initial_state(0)
+            type(self)(seed=0, **self.params)._select(self.observe(state, state.current_player), self.WARM_UP_LIMIT)
+        finally:
+            numba_event.unregister("numba:compile", notice)
+        Agent._warmed.add(key)
+
+    def select_move(self, state: State, limit: Limit | None = None) -> int:
+        """The move to play in ``state``. In a hidden-information game the agent searches only
+        the mover's view: pass the view (``state.view(player)``) or the game's state, whose view
+        the agent then takes itself (only a ``sees_everything`` reference searches the state).
+
+        ``limit`` replaces the agent's own budget for this move (the arena's time per move).
+        What the search found is kept in :attr:`last_search`; :meth:`search` returns it.
+        """
+        return self.search(state, limit).move
+
+    def search(self, state: State, limit: Limit | None = None) -> SearchInfo:
+        """Like :meth:`select_move`, but returns the whole report of the search (the move, its
+        value, depth, nodes, time), which is also kept in :attr:`last_search`."""
+        self.check_game(state.game)
+        if state.is_terminal():
+            raise ValueError("the game is over: there is no move to select")
+        state = self._what_it_may_see(state)
+        self.warm_up(state.game)
+        start = time.perf_counter()
+        info = self._select(state, limit or self.limit)
+        info.seconds = time.perf_counter() - start
+        self.last_search = info
+        return info
+
+    def _select(self, state: State, limit: Limit) -> SearchInfo:
+        raise NotImplementedError
+
+
+class _CompileNotice(numba_event.Listener):
+    """Says once, on standard error, that kernels are being compiled (a cache miss: the first use
+    after an install or an edit), so that a pause of some seconds does not look like a hang."""
+
+    def __init__(self, what: str):
+        self.what = what
+        self.said = False
+
+    def on_start(self, event):
+        if not self.said:
+            self.said = True
+            why = "no cache folder: every process compiles" if caching_disabled() else "first use only: numba caches the machine code"
+            print(f"compiling {self.what} ({why})...", file=sys.stderr, flush=True)
+
+    def on_end(self, event):
+        pass
+
+
+def format_value(value: Any) -> str:
+    """A parameter value as written in a spec (``none``, ``true``, ``0.5``, ``2000``)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+_AGENTS: dict[str, type[Agent]] = {}
+
+
+def register_agent(cls: type[Agent]) -> type[Agent]:
+    """Class decorator: makes an agent available to :func:`make_agent` under ``cls.name``."""
+    _AGENTS[cls.name] = cls
+    return cls
+
+
+def available_agents() -> list[str]:
+    return list(_AGENTS)
+
+
+def agent_class(name: str) -> type[Agent]:
+    try:
+        return _AGENTS[name]
+    except KeyError:
+        raise ValueError(f"unknown agent {shown(name)}; available: {', '.join(_AGENTS)}") from None
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Splits ``name:key=value,key=value`` into the name and its raw (string) parameters.
+
+    Raises:
+        ValueError: the spec is malformed (the message shows the expected form).
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a name or name:key=value,..., not {shown(spec)}")
+    name, _, rest = spec.strip().partition(":")
+    params: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ValueError(f"bad parameter {shown(item)} in agent spec {shown(spec)}; write key=value, e.g. mcts:iterations=2000,c=1.4")
+        if key.strip() in params:
+            raise ValueError(f"parameter {key.strip()!r} given twice in agent spec {shown(spec)}")
+        params[key.strip()] = value.strip()
+    return name.strip(), params
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """The agent described by ``spec`` (``name`` or ``name:key=value,...``), seeded with ``seed``.
+
+    Raises:
+        ValueError: unknown agent or parameter, or a value out of range (the message lists what
+            exists).
+
+    Example:
+        >>> from board_arena import agents, engines
+        >>> agent = agents.make_agent("alphabeta:depth=4", seed=1)
+        >>> state = engines.make("kalah").new_initial_state()
+        >>> agent.select_move(state) in state.legal_moves()
+        True
+    """
+    name, params = parse_spec(spec)
+    return agent_class(name)(seed=seed, **params)
+
+
+# Parameters shared by the searches, so that they read the same everywhere.
+TIME = Param(
+    "time", None, "seconds per move (not reproducible across machines)", low=0.001, high=86400.0, kind=float, allow_none=True
+)
+DEPTH = Param("depth", None, "search depth in plies", low=1, high=200, kind=int, allow_none=True)
+NODES = Param("nodes", None, "positions visited per move", low=1, high=10**12, kind=int, allow_none=True)
+ITERATIONS = Param("iterations", None, "simulations per move", low=1, high=10**9, kind=int, allow_none=True)
+

@@ -1,0 +1,44 @@
+"""Round-robin tournaments between agents, with joint Elo ratings, plots and resumable results.
+
+Command line: ``arena run --game mancala --agents mcts,alphabeta`` (see ``arena --help``).
+In Python::
+
+    from board_arena import arena
+    settings = arena.TournamentSettings.create("kalah", ["mcts", "alphabeta:depth=4"], games=20)
+    run = arena.run_tournament(settings, "arena-runs/demo", concurrency=2)
+    run.ratings().elo                 # joint Bradley-Terry Elo, mean 0
+    run.records()                     # the games as plain dicts; run.to_dataframe() with pandas
+    run.moves()                       # every ply with its search; run.moves_dataframe() with pandas
+    print(run.write_report())         # the report and plots of `arena report`
+    arena.fit_ratings([("a", "b", 1.0), ("a", "b", 0.5)])   # ratings of any results
+"""
+
+# The names below are imported on first use (PEP 562), so that the ``arena`` command starts with
+# the standard library only and handles an interrupt during the heavy imports (numba) itself.
+_HOMES = {
+    "TournamentSettings": "board_arena.arena.settings",
+    "ScheduledGame": "board_arena.arena.settings",
+    "GameResult": "board_arena.arena.store",
+    "Run": "board_arena.arena.tournament",
+    "run_tournament": "board_arena.arena.tournament",
+    "load_run": "board_arena.arena.tournament",
+    "rating_results": "board_arena.arena.tournament",
+    "fit_ratings": "board_arena.arena.ratings",
+    "expected_score": "board_arena.arena.ratings",
+    "Ratings": "board_arena.arena.ratings",
+}
+__all__ = list(_HOMES)
+
+
+def __getattr__(name):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'arena' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

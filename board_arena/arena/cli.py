@@ -1,0 +1,411 @@
+"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``, ``export``, ``play``, ``serve``.
+
+Every error a user can cause (an unknown game or agent, a bad parameter, a folder holding another
+run) ends the command with one line saying what was wrong and what is allowed, and status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+
+__all__ = ["main"]
+
+EXAMPLES = """examples:
+  arena run --game mancala --agents mcts,alphabeta
+  arena run --game kalah:pits=5,seeds=3 --agents random,alphabeta:depth=4,mcts:iterations=500 --games 20
+  arena run --game mancala --agents mcts,alphabeta --cluster auto
+  arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
+  arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
+  arena export arena-runs/mancala-mcts-alphabeta-1a2b3c4d --out games.txt
+  arena list
+  arena play --game mancala --opponent mcts:iterations=20000
+  arena serve
+"""
+
+
+#: Worker processes per core at most: beyond it they only compete for the cores.
+MAX_CONCURRENCY_PER_CORE = 4
+#: Ray workers at most (a typo must not ask a cluster for a million actors).
+MAX_CLUSTER_WORKERS = 10_000
+
+
+def _shown(text: str, limit: int = 24) -> str:
+    """An argument as an error message echoes it: at most a short prefix."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+def _typed(convert, what: str):
+    """An argparse type: ``convert`` of the text, or an error that echoes only its prefix."""
+
+    def parse(text: str):
+        try:
+            if len(text) > 24:  # no number a person means is this long
+                raise ValueError
+            return convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {_shown(text)}") from None
+
+    return parse
+
+
+_integer = _typed(int, "an integer")
+_number = _typed(float, "a number")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, no traceback
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    from board_arena.arena.strength import add_plugin_option, add_strength_options
+
+    parser = _Parser(
+        prog="arena",
+        description="Round-robin tournaments between game-playing agents, with joint Elo ratings.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"arena (board-arena) {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    run = commands.add_parser(
+        "run",
+        help="play a round robin (resumes a run in the same folder)",
+        description="Play a round robin between agents; every pairing plays --games games, in "
+        "seat-swapped pairs from the same start. Results are stored as games finish; the same "
+        "command resumes an interrupted run.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("--game", required=True, metavar="NAME[:param=value,...]", help="game and variant parameters (see arena list)")
+    run.add_argument(
+        "--agents",
+        metavar="SPEC,SPEC,...",
+        help="agent specs, e.g. random,alphabeta:depth=4,mcts:iterations=500 (see arena list)",
+    )
+    run.add_argument("--agent", action="append", default=[], metavar="SPEC", help="one more agent (repeatable)")
+    run.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a variant parameter of the game (repeatable)")
+    run.add_argument("--games", type=_integer, default=100, help="games per pairing (default 100; even unless --noswap)")
+    run.add_argument(
+        "--concurrency",
+        type=_integer,
+        help=f"games played at once (default: the number of cores, or the CPUs of the --cluster; "
+        f"at most {MAX_CONCURRENCY_PER_CORE} per core here)",
+    )
+    run.add_argument(
+        "--cluster",
+        metavar="ray|auto|ray://HOST:PORT",
+        help="play the games on Ray: ray starts a Ray instance on this machine, auto joins the "
+        "cluster this machine joined with ray start, ray://HOST:PORT a remote cluster (needs "
+        'pip install -e ".[ray]")',
+    )
+    run.add_argument("--seed", type=_integer, default=0, help="seed of every start position and agent (default 0)")
+    run.add_argument(
+        "--move-time",
+        type=_number,
+        metavar="SECONDS",
+        help="seconds per move for the searching agents (alphabeta, mcts, pimc, ismcts), replacing "
+        "their own budgets (not reproducible); random, greedy and minimax have no clock",
+    )
+    run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
+    add_strength_options(run)
+    run.add_argument("--out", metavar="DIR", help="run folder (default: arena-runs/<game>-<agents>-<hash of the settings>)")
+    run.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    report = commands.add_parser("report", help="rebuild the report and plots of a run", description="Rebuild the report and plots of a run from its database.")
+    report.add_argument("dir", metavar="DIR", help="run folder")
+    report.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
+
+    listing = commands.add_parser(
+        "list",
+        help="games, presets and agents with their parameters",
+        description="List the games and agents with their parameters and defaults (NAME: only the games and agents whose name contains it).",
+    )
+    listing.add_argument("name", nargs="?", metavar="NAME", help="show only the games and agents whose name contains NAME")
+
+    replay = commands.add_parser(
+        "replay",
+        help="print a stored game move by move",
+        description="Print a stored game move by move with the board: game GAME_ID of a run folder, "
+        "or a game record file saved by arena play.",
+    )
+    replay.add_argument("path", metavar="DIR|FILE", help="run folder, or a .json game record")
+    replay.add_argument("game_id", type=int, nargs="?", metavar="GAME_ID", help="game number in a run folder (0 is the first)")
+
+    export = commands.add_parser(
+        "export",
+        help="write a run's games as text records",
+        description="Write the games of a run as text records: per game, tag lines ([Game \"kalah\"], "
+        "[Result \"1-0\"], ...), then one line with all its moves in the game's notation, then a blank "
+        "line. The file serves as an openings file (arena run --openings FILE --opening-plies K).",
+    )
+    export.add_argument("dir", metavar="DIR", help="run folder")
+    export.add_argument("--out", metavar="FILE", help="where to write (default DIR/games.txt; - for standard output)")
+
+    from board_arena.arena.play import add_play_parser
+
+    add_play_parser(commands)
+
+    serve = commands.add_parser(
+        "serve",
+        help="play in the browser: a board you click, spectator games, finished runs",
+        description="Start a local web server with a page where you play any game against an "
+        "agent by clicking on the board, watch two agents play, or browse the tournament runs of "
+        "--runs. The address is printed and opened in a browser when one is available.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=_integer, default=0, help="port (default: a free one, printed)")
+    serve.add_argument("--runs", default="arena-runs", metavar="DIR", help="folder of tournament runs to show (default arena-runs)")
+    serve.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    for name in ("run", "play", "list", "serve"):
+        add_plugin_option(commands.choices[name])
+    return parser
+
+
+def _agent_specs(args) -> list[str]:
+    from board_arena.arena.settings import split_agent_list
+
+    specs = split_agent_list(args.agents or "") + list(args.agent)
+    if not specs:
+        raise ValueError("no agents: give --agents, e.g. --agents mcts,alphabeta")
+    return specs
+
+
+def _game_params(args) -> dict[str, str]:
+    params = {}
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param takes NAME=VALUE, e.g. --param pits=5, not {item!r}")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _report(run, anchor, write_plots=True) -> None:
+    from board_arena.arena.report import write_report
+
+    print(write_report(run, anchor, plots=write_plots))
+
+
+def _cmd_run(args) -> int:
+    from board_arena.arena.settings import TournamentSettings
+    from board_arena.arena.strength import strength_options
+    from board_arena.arena.tournament import run_tournament
+
+    if args.cluster is None:
+        most = MAX_CONCURRENCY_PER_CORE * (os.cpu_count() or 1)
+        if args.concurrency is not None and not 1 <= args.concurrency <= most:
+            raise ValueError(
+                f"--concurrency must be from 1 to {most} ({MAX_CONCURRENCY_PER_CORE} per core here), not {args.concurrency:,}"
+            )
+    elif args.concurrency is not None and not 1 <= args.concurrency <= MAX_CLUSTER_WORKERS:
+        raise ValueError(f"--concurrency on a cluster must be from 1 to {MAX_CLUSTER_WORKERS:,} workers, not {args.concurrency:,}")
+    if args.cluster is not None:  # a bad value or a missing Ray: before the agents compile
+        from board_arena.arena.cluster import import_ray, parse_cluster
+
+        parse_cluster(args.cluster)
+        import_ray()
+    settings = TournamentSettings.create(
+        args.game,
+        _agent_specs(args),
+        game_params=_game_params(args),
+        games=args.games,
+        seed=args.seed,
+        move_time=args.move_time,
+        swap=not args.noswap,
+        **strength_options(args),
+    )
+    if args.anchor and args.anchor not in settings.labels:
+        raise ValueError(f"--anchor {args.anchor!r} is not one of the agents: {', '.join(settings.labels)}")
+    out_dir = args.out or settings.default_out_dir()
+    print(f"Run folder: {out_dir}", file=sys.stderr)
+    run = run_tournament(settings, out_dir, args.concurrency, progress=not args.quiet, cluster=args.cluster)
+    print()
+    _report(run, args.anchor)
+    return 0
+
+
+def _cmd_report(args) -> int:
+    from board_arena.arena.tournament import load_run
+
+    _report(load_run(args.dir), args.anchor)
+    return 0
+
+
+#: ``arena list`` lines fit this many columns.
+LIST_WIDTH = 100
+
+
+def _listing(head: str, text: str) -> list[str]:
+    """``head`` then ``text`` wrapped to LIST_WIDTH columns, continuation lines indented."""
+    import textwrap
+
+    indent = " " * 32
+    return textwrap.wrap(text, LIST_WIDTH, initial_indent=f"{head:<31} ", subsequent_indent=indent) or [head]
+
+
+def _cmd_list(args) -> int:
+    from board_arena import agents, engines
+    from board_arena.agents.base import format_value
+
+    wanted = (args.name or "").lower()
+    games = [name for name in engines.available_games() if wanted in name]
+    agent_names = [name for name in agents.available_agents() if wanted in name]
+    if not games and not agent_names:
+        raise ValueError(
+            f"no game or agent name contains {args.name!r}; games: {', '.join(engines.available_games())}; "
+            f"agents: {', '.join(agents.available_agents())}"
+        )
+    lines = []
+    if games:
+        lines.append("Games (--game NAME[:param=value,...]), parameters with their defaults:")
+        for name in games:
+            cls = engines.game_class(name)
+            preset = cls.PRESETS[name]
+            family = f"{cls.family} preset" if name != cls.family else cls.family
+            lines += _listing(f"  {name}", f"{cls.summary} [{family}]")
+            for p in cls.PARAMS:
+                lines += _listing(f"      {p.name}={format_value(preset.get(p.name, p.default))}", f"{p.doc}; {p.allowed()}")
+    if agent_names:
+        lines += [""] if lines else []
+        lines.append("Agents (--agents NAME[:param=value,...]), parameters with their defaults:")
+        for name in agent_names:
+            agent_cls = agents.agent_class(name)
+            hidden = "" if agent_cls.plays_hidden_information else " (perfect-information games)"
+            lines += _listing(f"  {name}", f"{agent_cls.summary}{hidden}")
+            for p in agent_cls.PARAMS:
+                lines += _listing(f"      {p.name}={format_value(p.default)}", f"{p.doc}; {p.allowed()}")
+    print("\n".join(lines))
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("board-arena")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
+def _cmd_replay(args) -> int:
+    from board_arena import engines
+    from board_arena.arena.movelog import search_note
+    from board_arena.arena.tournament import load_run
+
+    if os.path.isfile(args.path):
+        try:
+            with open(args.path, encoding="utf-8") as handle:
+                record = engines.GameRecord.from_json(handle.read())
+            engines.make(record.game, **record.params)
+        except UnicodeDecodeError:
+            raise ValueError(f"{args.path} is not a game record (not UTF-8 text)") from None
+        except (OSError, ValueError) as error:
+            raise ValueError(f"{args.path} is not a game record ({error})") from None
+        players = record.metadata.get("players", ["player 0", "player 1"])
+        heading = f"{args.path}: {players[0]} (seat 0) vs {players[1]} (seat 1), {record.game}, seed {record.seed}"
+        finished = record.metadata.get("finished", True)
+        end_reason = "rules" if finished else "stopped before the end"
+        searches = record.metadata.get("searches")
+    else:
+        if args.game_id is None:
+            raise ValueError("give the game number after the run folder, e.g. arena replay DIR 0")
+        run = load_run(args.path)
+        record = run.game_record(args.game_id)
+        stored = next(g for g in run.games if g.id == args.game_id)
+        players = [stored.player0, stored.player1]
+        heading = f"Game {args.game_id}: {players[0]} (seat 0) vs {players[1]} (seat 1), {run.settings.game}, start seed {stored.game_seed}"
+        end_reason = stored.end_reason
+        from board_arena.arena.openings import opening_length
+
+        opening = opening_length(run.settings, stored)
+        if opening:
+            heading += f"\nPlies 1-{opening} are the opening (played before the agents took over)"
+        searches = run.searches([args.game_id]).get(args.game_id)
+    game = engines.make(record.game, **record.params)
+    positions = list(record.positions())  # the whole record is checked before anything is printed
+    print(heading)
+    for ply, (state, move) in enumerate(positions):
+        print()
+        print(game.render(state))
+        if move is not None:
+            print(
+                f"Move {ply + 1}: {game.player_names[state.current_player]} ({players[state.current_player]}) plays {move}"
+                + search_note(searches, ply)
+            )
+    print()
+    print(f"Result: {game.result_text(state)}" if end_reason == "rules" else f"Result: {end_reason}")
+    return 0
+
+
+def _cmd_export(args) -> int:
+    from board_arena.arena.export import export_run
+
+    path, count = export_run(args.dir, args.out)
+    if path != "-":
+        print(f"{count} games written to {path}")
+    return 0
+
+
+def _cmd_serve(args) -> int:
+    from board_arena.arena.web.server import serve
+
+    if not 0 <= args.port < 65536:
+        raise ValueError(f"--port must be from 0 to 65535, not {args.port}")
+    try:
+        return serve(args.host, args.port, args.runs, open_browser=not args.no_browser)
+    except OSError as error:
+        raise ValueError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from None
+
+
+#: Exit status after an interrupt (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+#: Exit status when the reader of the output went away (128 + SIGPIPE), as for `git log | head`.
+EXIT_BROKEN_PIPE = 141
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``arena`` console command: every error a user can cause is one line
+    and status 2; an interrupt at any moment (start-up included) is one line and status 130."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    # The command's name before the parser exists (building it imports numba: Ctrl-C may come then).
+    command = f"arena {words[0]}" if words and words[0] in ("run", "report", "list", "replay", "export", "play", "serve") else "arena"
+    try:
+        try:
+            args = _build_parser().parse_args(argv)
+        except SystemExit as stop:  # --help, --version, or a usage error (already printed)
+            return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
+        command = f"arena {args.command}"
+        from board_arena.arena.play import cmd_play
+        from board_arena.arena.strength import load_agent_plugins
+
+        load_agent_plugins(args)
+
+        handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "export": _cmd_export, "play": cmd_play, "serve": _cmd_serve}
+        return handlers[args.command](args)
+    except ValueError as error:
+        print(f"{command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        if command == "arena run":
+            print("\narena run: interrupted; finished games are stored (run the same command to resume)", file=sys.stderr)
+        else:
+            print(f"\n{command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader (| head) has gone: stop writing, quietly. Point stdout at nothing so that
+        # the interpreter's final flush does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""``arena play``: a person against any agent, in the terminal, for every game and preset.
+
+Nothing a person types can crash the session: every entry is a command or a move, and anything
+else is refused with the reason before the prompt comes back. End of input (Ctrl-D) and Ctrl-C
+end the game cleanly, and the game record is saved in every case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import secrets
+import sys
+import time
+from typing import Callable
+
+from board_arena import agents, engines
+from board_arena.arena.movelog import search_entry
+from board_arena.engines.style import Style, terminal_style
+
+__all__ = ["add_play_parser", "cmd_play", "PlaySession"]
+
+DESCRIPTION = """\
+Play a game against an agent in the terminal. Each turn shows the board and whose turn it is;
+type your move in the game's notation (the board shows the coordinates; type help for the rules
+and examples), or one of these commands:
+
+  moves     list your legal moves, numbered; then type a number to play that move
+  hint      what the opponent agent would play in your place
+  undo      take back your last move and the agent's reply
+  board     show the board again
+  help      the rules of the game, how to write a move, these commands
+  quit      end the game (also Ctrl-D or Ctrl-C)
+
+After the agent moves, its move is shown with what its search found. At the end the result and
+the score are shown, and the game record is saved (it replays with: arena replay FILE)."""
+
+EPILOG = """examples:
+  arena play --game mancala
+  arena play --game kalah:pits=4,seeds=3 --opponent mcts:iterations=5000 --first agent
+  arena play --game mancala --opponent alphabeta:depth=8 --seed 7 --record my-game.json"""
+
+COMMANDS = """Commands: a move, or moves (numbered list; then a number picks one), hint, undo, board,
+help, quit."""
+
+#: The opponent when none is given: a strong search that answers in about a second.
+DEFAULT_OPPONENTS = {True: "alphabeta:time=1", False: "ismcts:time=1"}  # by perfect information
+
+
+def add_play_parser(commands) -> None:
+    play = commands.add_parser(
+        "play",
+        help="play against an agent in the terminal",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    play.add_argument("--game", required=True, metavar="NAME[:param=value,...]", help="game and variant parameters (see arena list)")
+    play.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a variant parameter of the game (repeatable)")
+    play.add_argument(
+        "--opponent",
+        metavar="SPEC",
+        help=f"the agent you play (default {DEFAULT_OPPONENTS[True]}, or {DEFAULT_OPPONENTS[False]} for dominoes; see arena list)",
+    )
+    play.add_argument(
+        "--first",
+        choices=("human", "agent", "random"),
+        default="human",
+        help="who moves first (default: you; in dominoes, who holds the greatest tile and leads)",
+    )
+    play.add_argument("--seed", type=int, help="seed of the start (deal, opening) and of the agent (default: a random one, printed)")
+    play.add_argument("--record", metavar="FILE", help="where to save the game (default: arena-games/<game>-<date>.json)")
+    play.add_argument("--ascii", action="store_true", help="plain ASCII: no colours, no Unicode lines or pieces")
+    play.add_argument("--glyphs", action="store_true", help="dominoes: draw the line with Unicode domino glyphs (few fonts have them)")
+
+
+class PlaySession:
+    """One game between a person (reading ``read_line``, writing ``write``) and an agent."""
+
+    def __init__(
+        self,
+        game: engines.Game,
+        opponent_spec: str,
+        human_seat: int,
+        seed: int,
+        style: Style,
+        record_path: str,
+        read_line: Callable[[str], str] = input,
+        write: Callable[[str], None] = print,
+    ):
+        self.game = game
+        self.opponent_spec = opponent_spec
+        self.opponent = agents.make_agent(opponent_spec, seed=seed)
+        self.opponent.check_game(game)
+        if self.opponent.sees_everything and not game.perfect_information:
+            raise ValueError(f"{self.opponent.name} sees your hidden tiles; choose an honest opponent (see arena list)")
+        self.human = human_seat
+        self.seed = seed
+        self.style = style.for_colors(game.player_colors)
+        self.record_path = record_path
+        self.read_line = read_line
+        self.write = write
+        self.state = game.new_initial_state(seed)
+        self.undo_stack: list[engines.State] = []  # the position before each of the person's moves
+        self.listed: list[int] | None = None
+        self.shown_ply = -1  # the ply of the position last drawn: each is drawn once
+        # What the agent's search reported, by the ply of its move (arena.movelog entries); an
+        # undo rewinds the ply, and the replies played after it overwrite their entries.
+        self.searches: dict[int, list] = {}
+
+    # -- display -------------------------------------------------------------------------------
+
+    def name(self, seat: int) -> str:
+        who = "you" if seat == self.human else self.opponent_spec
+        return f"{self.game.player_names[seat]} ({who})"
+
+    def show_board(self) -> None:
+        self.shown_ply = self.state.ply
+        self.write("")
+        style = self.style
+        self.write(self.game.render_for(self.state, self.human, color=style.color, unicode=style.unicode, glyphs=style.glyphs))
+
+    def show_help(self) -> None:
+        self.write("")
+        self.write(self.style.bold(f"{self.game.name}: how to play"))
+        self.write(self.game.help_text() or "Type a move as listed by the moves command.")
+        self.write(f"You play {self.game.player_names[self.human]}, against {self.opponent_spec}.")
+        self.write(COMMANDS)
+
+    def show_moves(self) -> None:
+        seen = self._human_view()
+        moves = seen.legal_moves()
+        self.listed = moves
+        names = [f"{i}. {seen.format_move(m)}" for i, m in enumerate(moves, start=1)]
+        width = max(len(n) for n in names) + 2
+        per_line = max(1, 78 // width)
+        self.write(f"Your legal moves ({len(moves)}):")
+        for start in range(0, len(names), per_line):
+            self.write("  " + "".join(n.ljust(width) for n in names[start : start + per_line]).rstrip())
+
+    def _human_view(self) -> engines.State:
+        return self.state if self.game.perfect_information else self.state.view(self.human)
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    def human_turn(self) -> bool:
+        """Reads entries until the person moves (True) or quits (False)."""
+        while True:
+            prompt = self.style.player(self.human, f"{self.game.player_names[self.human]} (you) > ", bold=True)
+            entry = self.read_line(prompt).strip()
+            command = entry.lower()
+            if not entry:
+                continue
+            if command in ("quit", "exit", "q"):
+                return False
+            if command in ("help", "h", "?"):
+                self.show_help()
+            elif command in ("moves", "m", "list"):
+                self.show_moves()
+            elif command == "board":
+                self.show_board()
+            elif command == "hint":
+                self.hint()
+            elif command == "undo":
+                self.undo()
+            elif command.isascii() and command.isdigit() and self.listed is not None:
+                index = int(command)
+                if 1 <= index <= len(self.listed):
+                    self.play_human(self.listed[index - 1])
+                    return True
+                self.write(f"There is no move {index}: the list has 1 to {len(self.listed)}.")
+            else:
+                try:
+                    move = self._human_view().parse_move(entry)
+                    self.play_human(move)
+                    return True
+                except ValueError as error:
+                    self.write(f"Not played: {error}. (Type moves for the list, help for the rules.)")
+
+    def play_human(self, move: int) -> None:
+        before = self.state.copy()
+        self.searches.pop(self.state.ply, None)  # the agent's reply here before an undo, if any
+        text = self.game.format_move(self.state, move)
+        self.state.apply(move)  # legal: parsed and checked in the person's view
+        self.undo_stack.append(before)
+        self.listed = None
+        self.write(f"You play {text}.")
+        if not self.state.is_terminal():
+            self.show_board()  # the position after your move, before the agent's reply
+
+    def hint(self) -> None:
+        adviser = agents.make_agent(self.opponent_spec, seed=self.seed + len(self.undo_stack) + 1)
+        self.write("Thinking about your move...")
+        found = adviser.search(self._human_view())
+        self.write(f"Hint: {self._human_view().format_move(found.move)} ({found.summary()})")
+
+    def undo(self) -> None:
+        if not self.undo_stack:
+            self.write("Nothing to undo: you have not moved yet.")
+            return
+        self.state = self.undo_stack.pop()
+        self.listed = None
+        self.write("Took back your last move and the reply.")
+        self.show_board()
+
+    def agent_turn(self) -> None:
+        seat = self.state.current_player
+        self.write(f"{self.name(seat)} is thinking...")
+        found = self.opponent.search(self.opponent.observe(self.state, seat))
+        self.searches[self.state.ply] = search_entry(seat, found)
+        text = self.game.format_move(self.state, found.move)
+        self.state.apply(found.move)
+        self.write(self.style.player(seat, f"{self.name(seat)} plays {text}", bold=True) + f"  [{found.summary()}]")
+
+    # -- the game ------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        self.write(
+            f"{self.game.name}, seed {self.seed}: you play {self.game.player_names[self.human]}, "
+            f"against {self.opponent_spec}."
+        )
+        leader = self.state.current_player
+        if leader != 0:  # dominoes: the greatest tile leads
+            why = "holds the greatest tile dealt"
+            if leader == self.human and hasattr(self.game, "greatest_tile"):
+                why = f"you hold the greatest tile dealt, {self.game.greatest_tile(self.state, leader)}"
+            self.write(f"{self.name(leader)} moves first: {why}.")
+        self.write(
+            "Type help for the rules and commands, moves for your legal moves. After each of the "
+            "agent's moves comes what its search found; a value is the agent's own view, from -1 "
+            "(it expects to lose) to +1 (it expects to win)."
+        )
+        quitted = True  # unless the game reaches its end
+        try:
+            self.opponent.warm_up(self.game)
+            while not self.state.is_terminal():
+                if self.state.current_player == self.human:
+                    if self.shown_ply != self.state.ply:
+                        self.show_board()
+                    if not self.human_turn():
+                        break
+                else:
+                    self.agent_turn()
+            else:
+                quitted = False
+        except (EOFError, KeyboardInterrupt):
+            self.write("")
+        finally:
+            self.finish(quitted)  # the record is saved whatever ended the game, once a move was made
+        return 0
+
+    def finish(self, quitted: bool) -> None:
+        if quitted and self.state.ply == 0:
+            self.write("Game ended before the first move: no record saved.")
+            return
+        if self.shown_ply != self.state.ply:
+            self.show_board()  # its last line is the result at the end of a game
+        if quitted:
+            plies = self.state.ply
+            self.write(f"Game ended by you after {plies} move{'s' if plies != 1 else ''}.")
+        else:
+            winner = self.state.winner
+            verdict = "It's a draw." if winner is None else ("You win!" if winner == self.human else "The agent wins.")
+            self.write(self.style.bold(verdict))
+        record = self.state.record(
+            players=[("human" if s == self.human else self.opponent_spec) for s in (0, 1)],
+            finished=not quitted,
+            # One entry per ply: the agent's search, or null for the person's moves.
+            searches=[self.searches.get(ply) for ply in range(self.state.ply)],
+        )
+        try:
+            with open(self.record_path, "w", encoding="utf-8") as handle:
+                handle.write(record.to_json() + "\n")
+        except OSError as error:
+            self.write(f"Could not save the game record to {self.record_path} ({error.strerror}); here it is:")
+            self.write(record.to_json())
+            return
+        self.write(f"Game record saved to {self.record_path} (replay it: arena replay {self.record_path})")
+
+
+def _check_writable(path: str) -> None:
+    """Makes sure the record can be saved before a game is played, not after (leaving no file
+    behind: a game quit before its first move saves nothing)."""
+    try:
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        existed = os.path.exists(path)
+        with open(path, "a", encoding="utf-8"):
+            pass
+        if not existed:
+            os.remove(path)
+    except OSError as error:
+        raise ValueError(f"cannot write the game record to {path}: {error.strerror or error}") from None
+
+
+def cmd_play(args) -> int:
+    """The ``arena play`` command (errors raise ValueError, reported by the caller)."""
+    from board_arena.arena.cli import _game_params
+    from board_arena.arena.settings import parse_game_spec
+
+    name, raw = parse_game_spec(args.game)
+    game = engines.make(name, **{**raw, **_game_params(args)})
+    opponent = args.opponent or DEFAULT_OPPONENTS[game.perfect_information]
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    # Seat of the player who moves first: player 0, except in dominoes (the greatest tile leads).
+    opener = game.new_initial_state(seed).current_player
+    first = args.first if args.first != "random" else random.Random(seed).choice(("human", "agent"))
+    human_seat = opener if first == "human" else 1 - opener
+    record = args.record or os.path.join("arena-games", f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json")
+    _check_writable(record)
+    style = terminal_style(sys.stdout, force_ascii=args.ascii, glyphs=args.glyphs)
+    return PlaySession(game, opponent, human_seat, seed, style, record).run()

@@ -1,0 +1,164 @@
+"""The terminal report of a run: standings with joint Elo and 95% intervals, the crosstable, the
+first-player win rate, game lengths and thinking time per move."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from board_arena.arena.ratings import Ratings
+from board_arena.arena.settings import TournamentSettings
+from board_arena.arena.store import GameResult
+
+__all__ = ["describe_settings", "format_report", "score_interval", "write_report"]
+
+
+def write_report(run, anchor: str | None = None, plots: bool = True) -> str:
+    """The report of a run as ``arena report`` prints it, after writing its plots (elo.png,
+    scores.png, history.png) into the run's folder; the same for a run started from Python.
+
+    Args:
+        run: an :class:`arena.Run` (from :func:`arena.run_tournament` or :func:`arena.load_run`).
+        anchor: the agent rated 0 (default: mean rating 0).
+        plots: write the plots (the text then ends with their paths).
+
+    Raises:
+        ValueError: ``anchor`` is not an agent of the run, or has played no game yet.
+    """
+    import os
+
+    from board_arena.arena.plots import write_plots
+
+    ratings = run.ratings(anchor=anchor)
+    # The plots first: a reader that stops early (arena report DIR | head) must not cost them.
+    paths = write_plots(run.settings, run.games, ratings, run.out_dir) if plots else []
+    lines = [format_report(run.settings, run.games, ratings)]
+    if paths:
+        lines.append(f"Plots: {', '.join(paths)}")
+    lines.append(f"Results: {os.path.join(run.out_dir, 'results.sqlite')}")
+    return "\n".join(lines)
+
+
+def describe_settings(settings: TournamentSettings) -> str:
+    params = ", ".join(f"{k}={v}" for k, v in settings.make_game().params.items())
+    budget = f", {settings.move_time:g} s per move" if settings.move_time else ""
+    swap = "" if settings.swap else ", no seat swap"
+    gauntlet = f", gauntlet of {settings.labels[0]}" if settings.gauntlet else ""
+    openings = f", openings {settings.openings.split(' sha1:')[0]}" if settings.openings else ""
+    most = "at most " if settings.sprt else ""
+    return (
+        f"{settings.game} ({params}); {len(settings.agents)} agents, {most}{settings.games} games per pairing, "
+        f"seed {settings.seed}{budget}{swap}{gauntlet}{openings}"
+    )
+
+
+def _table(rows: list[list[str]], align: str) -> list[str]:
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    out = []
+    for row in rows:
+        cells = [cell.rjust(w) if a == "r" else cell.ljust(w) for cell, w, a in zip(row, widths, align)]
+        out.append("  ".join(cells).rstrip())
+    return out
+
+
+def score_interval(scores: list[float]) -> tuple[float, float, float]:
+    """Mean score and its 95% interval ``(mean, low, high)``, always inside [0, 1]: the Wilson
+    score interval on the effective number of games, which the draws raise (a draw is half a
+    point with no spread: ``n * m(1 - m) / variance`` games of pure wins and losses carry the same
+    information). Where the games do not vary (a sweep, all draws) the plain game count is used,
+    so such a pairing still gets an honest, non-zero width."""
+    n = len(scores)
+    mean = sum(scores) / n
+    variance = sum((x - mean) ** 2 for x in scores) / n
+    effective = n * mean * (1.0 - mean) / variance if variance > 0 else n
+    z2 = 1.96**2
+    centre = (mean + z2 / (2 * effective)) / (1 + z2 / effective)
+    spread = math.sqrt(z2 * mean * (1 - mean) / effective + z2 * z2 / (4 * effective**2)) / (1 + z2 / effective)
+    return mean, max(0.0, centre - spread), min(1.0, centre + spread)
+
+
+def format_report(settings: TournamentSettings, games: list[GameResult], ratings: Ratings) -> str:
+    """The whole report as text."""
+    total = settings.total_games
+    lines = [f"Tournament: {describe_settings(settings)}", f"Games: {len(games)} of {total} played", ""]
+    if not games:
+        return "\n".join(lines + ["No game finished yet."])
+
+    anchor = f"anchored at {ratings.anchor}" if ratings.anchor else "mean 0"
+    rows = [["Rank", "Agent", "Elo", "95% interval", "Games", "Score", "Draws"]]
+    for rank, i in enumerate(ratings.order(), start=1):
+        played = max(ratings.games[i], 1)
+        rows.append(
+            [
+                str(rank),
+                ratings.names[i],
+                "-" if np.isnan(ratings.elo[i]) else f"{ratings.elo[i]:+.0f}",
+                "-" if np.isnan(ratings.elo[i]) else f"[{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}]",
+                f"{ratings.games[i]:.0f}",
+                f"{100 * ratings.points[i] / played:.1f}%",
+                f"{100 * ratings.draws[i] / played:.1f}%",
+            ]
+        )
+    lines += [f"Standings (Bradley-Terry Elo, {anchor}, Firth-penalised fit, 95% profile-likelihood intervals):"]
+    lines += _table(rows, "rlrrrrr") + [""]
+
+    names = [ratings.names[i] for i in ratings.order()]
+    wdl = {(a, b): [0, 0, 0] for a in names for b in names}
+    for g in games:
+        for seat, (me, other) in enumerate(((g.player0, g.player1), (g.player1, g.player0))):
+            points = g.score_for(seat)
+            wdl[me, other][0 if points == 1 else 1 if points == 0.5 else 2] += 1
+    rows = [[""] + names]
+    for a in names:
+        rows.append([a] + ["-" if a == b else "{}-{}-{}".format(*wdl[a, b]) for b in names])
+    lines += ["Crosstable (wins-draws-losses of the row agent against the column agent):"]
+    lines += _table(rows, "l" + "r" * len(names)) + [""]
+
+    lines += ["Pairings (score of the first agent, 95% Wilson interval on the games' spread):"]
+    rows = []
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            scores = [g.score_for(0 if g.player0 == a else 1) for g in games if {g.player0, g.player1} == {a, b}]
+            if not scores:
+                continue
+            mean, low, high = score_interval(scores)
+            rows.append([f"{a} vs {b}", f"{100 * mean:.1f}%", f"[{100 * low:.1f}%, {100 * high:.1f}%]", f"({len(scores)} games)"])
+    lines += _table(rows, "lrrr") + [""]
+    if settings.sprt:
+        from board_arena.arena.sprt import format_sprt
+
+        lines += format_sprt(settings, games) + [""]
+
+    n = len(games)
+    # Who moves first is seat 0 in most games, but the holder of the greatest tile in dominoes.
+    game = settings.make_game()
+    first: Counter[float] = Counter()
+    for g in games:
+        opener = game.new_initial_state(g.game_seed).current_player
+        first[g.result if opener == 0 else -g.result] += 1
+    lines.append(
+        f"First player (the one who moves first): wins {100 * first[1.0] / n:.1f}%, "
+        f"draws {100 * first[0.0] / n:.1f}%, losses {100 * first[-1.0] / n:.1f}%"
+    )
+    if settings.openings:
+        from board_arena.arena.openings import format_openings
+
+        lines += format_openings(settings, games)
+    plies = [g.plies for g in games]
+    lines.append(f"Game length: {sum(plies) / n:.1f} plies on average (shortest {min(plies)}, longest {max(plies)})")
+    seconds: dict[str, float] = defaultdict(float)
+    moves: Counter[str] = Counter()
+    for g in games:
+        seconds[g.player0] += g.time0
+        seconds[g.player1] += g.time1
+        moves[g.player0] += g.moves0
+        moves[g.player1] += g.moves1
+    per_move = ", ".join(f"{name} {1000 * seconds[name] / max(moves[name], 1):.2f} ms" for name in names)
+    lines.append(f"Time per move: {per_move}")
+    reasons = Counter(g.end_reason for g in games)
+    if set(reasons) != {"rules"}:
+        lines.append("Games not ended by the rules:")
+        lines += [f"  {count} x {reason}" for reason, count in reasons.items() if reason != "rules"]
+    return "\n".join(lines)

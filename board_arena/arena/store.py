@@ -1,0 +1,342 @@
+"""Results stored as the games finish, in an SQLite database in the run's folder (stdlib
+``sqlite3``: one file, no server), so that nothing finished is ever lost and a run resumes."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO
+
+from board_arena.arena.movelog import add_moves_view
+from board_arena.arena.settings import TournamentSettings
+
+__all__ = ["GameResult", "RunStore", "RunLock", "DB_NAME"]
+
+DB_NAME = "results.sqlite"
+LOCK_NAME = "run.lock"
+#: Marks an arena database in its header (``PRAGMA application_id``): "ARNA".
+APPLICATION_ID = 0x41524E41
+_OUR_TABLES = {"settings", "games"}
+#: The layout of the database; a run written with another layout is refused, never misread.
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,      -- the game's place in the schedule
+    player0 TEXT NOT NULL,       -- agent label in seat 0 (moves first unless the rules say)
+    player1 TEXT NOT NULL,
+    spec0 TEXT NOT NULL,         -- agent specs
+    spec1 TEXT NOT NULL,
+    game_seed INTEGER NOT NULL,  -- start of the game (deal, opening)
+    seed0 INTEGER NOT NULL,      -- agent seeds
+    seed1 INTEGER NOT NULL,
+    moves TEXT NOT NULL,         -- JSON list, the game's notation
+    result REAL NOT NULL,        -- seat 0's result: 1 win, 0 draw, -1 loss
+    score INTEGER NOT NULL,      -- seat 0's margin (store, capture or pip difference)
+    plies INTEGER NOT NULL,
+    time0 REAL NOT NULL,         -- seconds spent choosing moves, per seat
+    time1 REAL NOT NULL,
+    moves0 INTEGER NOT NULL,     -- moves chosen, per seat
+    moves1 INTEGER NOT NULL,
+    end_reason TEXT NOT NULL,    -- 'rules', 'ply cap', or what stopped the game ('error in seat 1: ...')
+    finished_at TEXT NOT NULL,
+    searches TEXT                -- JSON per-move log, one array per ply (arena.movelog); NULL before logs
+);
+"""
+
+
+@dataclass
+class GameResult:
+    """A finished game as stored (one row of ``games``)."""
+
+    id: int
+    player0: str
+    player1: str
+    spec0: str
+    spec1: str
+    game_seed: int
+    seed0: int
+    seed1: int
+    moves: list[str]
+    result: float
+    score: int
+    plies: int
+    time0: float
+    time1: float
+    moves0: int
+    moves1: int
+    end_reason: str = "rules"
+    finished_at: str = ""
+    #: What the search reported for each ply (see :mod:`arena.movelog`), as played; a game loaded
+    #: from the database leaves it None (read it with ``RunStore.searches`` or ``Run.moves``).
+    searches: list[list] | None = None
+
+    def score_for(self, seat: int) -> float:
+        """The seat's tournament score: 1 win, 0.5 draw, 0 loss."""
+        value = self.result if seat == 0 else -self.result
+        return (value + 1.0) / 2.0
+
+
+class RunStore:
+    """The database of one run folder. A store opened ``readonly`` (every reading command) never
+    changes the file: SQLite opens it read-only and no pragma is set."""
+
+    def __init__(self, out_dir: str, readonly: bool = False):
+        self.out_dir = out_dir
+        self.path = os.path.join(out_dir, DB_NAME)
+        self.readonly = readonly
+        self._connection: sqlite3.Connection | None = None
+
+    def exists(self) -> bool:
+        return os.path.isfile(self.path)
+
+    def _new_connection(self, readonly: bool) -> sqlite3.Connection:
+        if readonly:
+            return sqlite3.connect(f"{Path(self.path).resolve().as_uri()}?mode=ro", uri=True, timeout=60)
+        connection = sqlite3.connect(self.path, timeout=60)
+        # Write-ahead logging lets readers read while the run writes; a commit survives a crash of
+        # the program (synchronous=NORMAL).
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        return connection
+
+    @contextmanager
+    def _connect(self):
+        """This store's connection (opened once per process), in a transaction that commits on
+        success."""
+        try:
+            if self._connection is None:
+                self._connection = self._new_connection(self.readonly)
+            with self._connection:
+                yield self._connection
+        except sqlite3.Error as error:
+            raise ValueError(f"cannot use the results database {self.path}: {error}") from None
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def check_ours(self) -> None:
+        """Refuses a database that another program wrote, reading it read-only (so a refused
+        file is left exactly as it was).
+
+        Raises:
+            ValueError: the file is not an SQLite database, or not an arena one.
+        """
+        try:
+            connection = self._new_connection(readonly=True)
+            try:
+                application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+                tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            finally:
+                connection.close()
+        except sqlite3.Error as error:
+            raise ValueError(f"{self.path} is not an arena results database ({error}); give another --out") from None
+        # An arena database, or an empty file; earlier versions did not set the application id.
+        if application_id == APPLICATION_ID or not tables or (application_id == 0 and tables == _OUR_TABLES):
+            return
+        what = f"application id {application_id:#x}" if application_id else f"tables {', '.join(sorted(tables))}"
+        raise ValueError(f"{self.path} belongs to another program ({what}), not board-arena: give another --out")
+
+    def open(self, settings: TournamentSettings, grow: bool = True) -> TournamentSettings:
+        """Creates the database with ``settings``, or checks that an existing one holds the same
+        run; returns the run's settings. With ``grow``, a run that differs only by more games per
+        pairing is extended (its games keep their ids and seeds: the schedule goes round by round).
+
+        Raises:
+            ValueError: the folder holds another program's database, or a run with other
+                settings (the message lists them), or fewer games than it has already.
+        """
+        if self.readonly:
+            raise ValueError("a read-only store cannot open a run for writing")
+        make_run_folder(self.out_dir)
+        if self.exists():
+            self.check_ours()
+        with self._connect() as db:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.executescript(_SCHEMA)
+            add_moves_view(db)
+            row = db.execute("SELECT value FROM settings WHERE key = 'tournament'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
+                db.execute("INSERT INTO settings VALUES ('tournament', ?)", (settings.to_json(),))
+                return settings
+        stored = self.settings()
+        if stored == settings:
+            return settings
+        differences = stored.differences(settings)
+        if grow and all(d.startswith("games:") for d in differences):
+            if settings.games < stored.games:
+                raise ValueError(
+                    f"{self.out_dir} holds a run of {stored.games} games per pairing; it can grow, not shrink "
+                    f"(give --games {stored.games} or more to extend it, or another --out)"
+                )
+            with self._connect() as db:
+                db.execute("UPDATE settings SET value = ? WHERE key = 'tournament'", (settings.to_json(),))
+            return settings
+        raise ValueError(
+            f"{self.out_dir} holds a run with other settings ({'; '.join(differences)}); "
+            "give the same settings to resume it, or another --out"
+        )
+
+    def settings(self) -> TournamentSettings:
+        """The settings of the run in this folder.
+
+        Raises:
+            ValueError: there is no run here.
+        """
+        if not self.exists():
+            raise ValueError(f"no arena run in {self.out_dir!r} (no {DB_NAME})")
+        if self.readonly:
+            self.check_ours()
+        with self._connect() as db:
+            rows = dict(db.execute("SELECT key, value FROM settings").fetchall())
+        if rows.get("schema") != SCHEMA_VERSION or "tournament" not in rows:
+            raise ValueError(
+                f"{self.path} was written by another version of board-arena (layout "
+                f"{rows.get('schema', 'unknown')}, this version reads {SCHEMA_VERSION}); give another --out"
+            )
+        try:
+            return TournamentSettings.from_json(rows["tournament"])
+        except (ValueError, TypeError, KeyError) as error:
+            raise ValueError(f"{self.path} holds settings this version cannot read ({error})") from None
+
+    def finished_ids(self) -> set[int]:
+        with self._connect() as db:
+            return {row[0] for row in db.execute("SELECT id FROM games")}
+
+    def add(self, result: GameResult) -> None:
+        """Stores a finished game (committed at once)."""
+        self.add_many([result])
+
+    def add_many(self, results: list[GameResult]) -> None:
+        """Stores finished games in one transaction (committed at once)."""
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        rows = []
+        for result in results:
+            row = dict(vars(result))  # not asdict: it would deep-copy every move and search
+            row["moves"] = json.dumps(result.moves)
+            row["searches"] = None if result.searches is None else json.dumps(result.searches, separators=(",", ":"), default=_plain)
+            row["finished_at"] = result.finished_at or now
+            rows.append(row)
+        if not rows:
+            return
+        names = ", ".join(rows[0])
+        marks = ", ".join(f":{k}" for k in rows[0])
+        with self._connect() as db:
+            db.executemany(f"INSERT OR REPLACE INTO games ({names}) VALUES ({marks})", rows)
+
+    def games(self) -> list[GameResult]:
+        """Every finished game, in schedule order, without its per-move log (``searches`` stays
+        None: a run may hold a million games, and their logs would take several times the memory
+        of the rest; :meth:`searches` reads them)."""
+        with self._connect() as db:
+            cursor = db.execute(f"SELECT {', '.join(_GAME_COLUMNS)} FROM games ORDER BY id")
+            rows = cursor.fetchall()
+        results = []
+        for row in rows:
+            data = dict(zip(_GAME_COLUMNS, row))
+            data["moves"] = json.loads(data["moves"])
+            results.append(GameResult(**data))
+        return results
+
+    def searches(self, ids: list[int] | None = None) -> dict[int, list[list] | None]:
+        """The per-move log of every finished game (or of the games ``ids``), by game id; None
+        for a game stored without one (see :mod:`arena.movelog`)."""
+        with self._connect() as db:
+            if "searches" not in {row[1] for row in db.execute("PRAGMA table_info(games)")}:
+                found = db.execute("SELECT id FROM games").fetchall()  # a run stored before the logs
+                return {game_id: None for (game_id,) in found if ids is None or game_id in ids}
+            if ids is None:
+                found = db.execute("SELECT id, searches FROM games").fetchall()
+            else:
+                marks = ", ".join("?" * len(ids))
+                found = db.execute(f"SELECT id, searches FROM games WHERE id IN ({marks})", list(ids)).fetchall()
+        return {game_id: None if text is None else json.loads(text) for game_id, text in found}
+
+
+#: The columns of ``games`` that :meth:`RunStore.games` reads (all but the per-move log).
+_GAME_COLUMNS = tuple(name for name in GameResult.__dataclass_fields__ if name != "searches")
+
+
+def _plain(value):
+    """A number that ``json`` does not know (a numpy scalar an agent reported) as a plain one."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not a number a search log can hold")
+
+
+def make_run_folder(out_dir: str) -> None:
+    """Creates ``out_dir`` if needed; ValueError saying why it cannot be."""
+    try:
+        os.makedirs(out_dir or ".", exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"cannot create the run folder {out_dir}: {error.strerror or error}") from None
+
+
+class RunLock:
+    """An exclusive lock on a run folder for the time a run writes to it (an OS file lock on
+    ``run.lock``, released by the OS if the process dies), so two runs started on one folder do
+    not both play every game. The file says who holds it."""
+
+    def __init__(self, out_dir: str):
+        self.path = os.path.join(out_dir, LOCK_NAME)
+        self._handle: IO[str] | None = None
+
+    def __enter__(self) -> "RunLock":
+        make_run_folder(os.path.dirname(self.path))
+        try:
+            handle = open(self.path, "a+", encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"cannot write in the run folder: {error.strerror or error}") from None
+        if not _try_lock(handle):
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise ValueError(
+                f"{os.path.dirname(self.path)} is in use by another arena run ({holder}); "
+                "wait for it to end, or give another --out"
+            )
+        handle.seek(0)
+        handle.truncate()
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()}, started {started}\n")
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._handle is not None:
+            self._handle.truncate(0)
+            self._handle.close()  # closing releases the lock
+            self._handle = None
+
+
+def _try_lock(handle: IO[str]) -> bool:
+    """Takes the lock on the open file ``handle`` without waiting; False when another process
+    holds it."""
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,317 @@
+"""Running a round-robin tournament, resumably, on several processes; and loading a run back."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
+
+tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
+
+from board_arena import engines
+from board_arena.arena.movelog import MOVE_COLUMNS, move_rows
+from board_arena.arena.pool import LocalPool, ignoring_interrupts
+from board_arena.arena.ratings import Ratings, fit_ratings, rating_history
+from board_arena.arena.settings import TournamentSettings
+from board_arena.arena.sprt import SprtWatch
+from board_arena.arena.store import GameResult, RunLock, RunStore
+from board_arena.arena.worker import play_scheduled_game, warm_up_agents
+
+__all__ = ["run_tournament", "load_run", "Run", "rating_results"]
+
+
+def rating_results(games: list[GameResult]) -> list[tuple[str, str, float]]:
+    """``(agent, opponent, score)`` per game, as :func:`arena.ratings.fit_ratings` takes them."""
+    return [(g.player0, g.player1, g.score_for(0)) for g in games]
+
+
+@dataclass
+class Run:
+    """A tournament run loaded from its folder: settings and finished games.
+
+    Example:
+        >>> import tempfile
+        >>> from board_arena import arena
+        >>> folder = tempfile.mkdtemp()
+        >>> settings = arena.TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=4)
+        >>> _ = arena.run_tournament(settings, folder, concurrency=1, progress=False)
+        >>> run = arena.load_run(folder)  # any run folder, e.g. arena-runs/kalah-random-greedy-...
+        >>> len(run.games), sorted(run.ratings().names)
+        (4, ['greedy', 'random'])
+        >>> run.records()[0]["player0"]
+        'random'
+        >>> run.moves()[0]["agent"], run.moves()[0]["depth"]  # greedy looks one ply ahead
+        ('random', None)
+    """
+
+    out_dir: str
+    settings: TournamentSettings
+    games: list[GameResult]
+    #: Kernels compiled by worker processes after their warm-up, during this call (expected 0;
+    #: None when no worker process ran).
+    worker_compilations: int | None = None
+
+    def __repr__(self) -> str:
+        # Short: a run may hold a million games.
+        return (
+            f"<Run {self.settings.game}: {', '.join(self.settings.labels)}; "
+            f"{len(self.games):,} of {self.settings.total_games:,} games played; {self.out_dir}>"
+        )
+
+    def records(self) -> list[dict]:
+        """The games as plain dicts (one per game, the database's columns but the per-move log,
+        which :meth:`moves` gives)."""
+        return [{**{k: v for k, v in vars(g).items() if k != "searches"}, "moves": list(g.moves)} for g in self.games]
+
+    def moves(self) -> list[dict]:
+        """Every ply of every stored game with what the mover's search reported, as plain dicts:
+        ``game_id, ply, seat, agent, move, opening, value, exact, depth, nodes, simulations,
+        seconds`` (the ``moves`` view of the database; see :mod:`arena.movelog`). Fields a search
+        did not report are None; so are all but the move in a game stored before the logs. (A run
+        of a million games has tens of millions of plies: query the ``moves`` view in SQL then.)
+        """
+        return move_rows(self.games, self.searches())
+
+    def searches(self, game_ids: list[int] | None = None) -> dict[int, list | None]:
+        """The per-move logs (see :mod:`arena.movelog`) of the games (or of ``game_ids``), by id,
+        read from the run's database (a game just played carries its own)."""
+        chosen = None if game_ids is None else set(game_ids)
+        wanted = [g for g in self.games if chosen is None or g.id in chosen]
+        logs = {g.id: g.searches for g in wanted}
+        missing = [g.id for g in wanted if g.searches is None]
+        store = RunStore(self.out_dir, readonly=True)
+        if missing and store.exists():
+            try:
+                # A few games by id; many at once in one pass over the table.
+                stored = store.searches(missing if len(missing) <= 500 else None)
+            finally:
+                store.close()
+            logs.update((i, stored.get(i)) for i in missing)
+        return logs
+
+    def moves_dataframe(self):
+        """:meth:`moves` as a pandas DataFrame (needs ``pip install pandas``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("moves_dataframe needs pandas: pip install pandas (moves() needs nothing)") from None
+        return pandas.DataFrame(self.moves(), columns=list(MOVE_COLUMNS))
+
+    def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict]:
+        """The ratings refitted on growing prefixes of the games in schedule order: rows
+        ``{"games", "agent", "elo", "low", "high"}`` (see :func:`arena.ratings.rating_history`)."""
+        return rating_history(rating_results(sorted(self.games, key=lambda g: g.id)), list(self.settings.labels), anchor, points, intervals)
+
+    def write_report(self, anchor: str | None = None, plots: bool = True) -> str:
+        """Writes the plots into the run's folder and returns the report, as ``arena report``
+        prints it (see :func:`arena.report.write_report`)."""
+        from board_arena.arena.report import write_report
+
+        return write_report(self, anchor, plots)
+
+    def to_dataframe(self):
+        """The games as a pandas DataFrame (needs ``pip install pandas``)."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("to_dataframe needs pandas: pip install pandas (records() needs nothing)") from None
+        return pandas.DataFrame(self.records())
+
+    def ratings(self, anchor: str | None = None, intervals: bool = True) -> Ratings:
+        """Joint Elo ratings of the agents (see :func:`arena.ratings.fit_ratings`)."""
+        return fit_ratings(rating_results(self.games), list(self.settings.labels), anchor=anchor, intervals=intervals)
+
+    def game_record(self, game_id: int) -> engines.GameRecord:
+        """A stored game as a record that replays.
+
+        Raises:
+            ValueError: no finished game has that id.
+        """
+        for g in self.games:
+            if g.id == game_id:
+                return engines.GameRecord(
+                    self.settings.game,
+                    dict(self.settings.game_params),
+                    g.game_seed,
+                    list(g.moves),
+                    {"players": [g.player0, g.player1], "end_reason": g.end_reason},
+                )
+        ids = [g.id for g in self.games]
+        span = f"{min(ids)}-{max(ids)}" if ids else "none finished"
+        raise ValueError(f"no finished game {game_id} in {self.out_dir} (games: {span})")
+
+
+def load_run(out_dir: str) -> Run:
+    """The run stored in ``out_dir``.
+
+    Raises:
+        ValueError: there is no run there.
+    """
+    store = RunStore(out_dir, readonly=True)
+    try:
+        return Run(out_dir, store.settings(), store.games())
+    finally:
+        store.close()
+
+
+#: Games that come back within this many seconds of the last commit are committed with the next.
+COMMIT_SECONDS = 0.2
+
+
+class _Tally:
+    """Running points per agent, for the progress bar (kept incrementally: a run may hold a
+    million games)."""
+
+    def __init__(self, settings: TournamentSettings, games):
+        self.labels = settings.labels
+        self.points = dict.fromkeys(self.labels, 0.0)
+        self.played = dict.fromkeys(self.labels, 0)
+        for g in games:
+            self.add(g)
+
+    def add(self, g: GameResult) -> None:
+        for seat, name in enumerate((g.player0, g.player1)):
+            self.points[name] += g.score_for(seat)
+            self.played[name] += 1
+
+    def __str__(self) -> str:
+        points, played = self.points, self.played
+        if len(self.labels) == 2:
+            a, b = self.labels
+            return f"{a} {points[a]:g} - {points[b]:g} {b}"
+        best = sorted(self.labels, key=lambda n: -points[n] / max(played[n], 1))[:3]
+        return ", ".join(f"{n} {100 * points[n] / max(played[n], 1):.0f}%" for n in best)
+
+
+def run_tournament(
+    settings: TournamentSettings,
+    out_dir: str | None = None,
+    concurrency: int | None = None,
+    progress: bool = True,
+    on_result: Callable[[GameResult], None] | None = None,
+    cluster: str | None = None,
+) -> Run:
+    """Plays every game of ``settings`` not yet in ``out_dir`` and returns the whole run.
+
+    Games already stored are kept and not replayed; each new game is committed as it ends, so an
+    interrupted run loses nothing and resumes when called again. The results depend on the
+    settings only, not on ``concurrency`` (each game has its own seeds), nor on where they are
+    played.
+
+    ``cluster`` plays the games on Ray (see :mod:`arena.cluster`): ``"ray"`` starts a Ray instance
+    on this machine, ``"auto"`` joins this machine's cluster, ``"ray://HOST:PORT"`` a remote one;
+    ``concurrency`` is then the number of Ray workers (default: the cluster's CPUs).
+
+    Raises:
+        ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable ``cluster``,
+            or Ray not installed.
+    """
+    out_dir = out_dir or settings.default_out_dir()
+    if cluster is None and not concurrency:
+        concurrency = os.cpu_count() or 1
+    if concurrency is not None and concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+    ray_pool = None
+    if cluster is not None:  # joined before the run folder is made: a bad address leaves nothing
+        from board_arena.arena.cluster import RayPool, parse_cluster
+
+        ray_pool = RayPool(parse_cluster(cluster))
+        ray_pool.connect()
+    try:
+        with RunLock(out_dir):
+            store = RunStore(out_dir)
+            try:
+                settings = store.open(settings)
+                compilations = _play_missing(settings, store, concurrency, progress, on_result, ray_pool)
+            finally:
+                store.close()
+    finally:
+        if ray_pool is not None:
+            ray_pool.close()
+    run = load_run(out_dir)
+    run.worker_compilations = compilations
+    return run
+
+
+def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=None) -> int | None:
+    """Plays the games not yet stored, storing each as it comes back (this process is the only
+    writer); returns the kernels compiled by worker processes after their warm-up (None when the
+    games were played here)."""
+    done = store.finished_ids()
+    remaining = settings.total_games - sum(1 for i in done if i < settings.total_games)
+    if remaining <= 0:
+        return None
+    todo = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
+    # An SPRT (arena.sprt) ends the schedule once it decides: no new game is handed out, and the
+    # games in flight finish and are stored.
+    watch = SprtWatch.for_run(settings, store.games())
+    if watch is not None:
+        if watch.decision:
+            return None
+        todo = watch.until_decided(todo)
+    game = settings.make_game()
+    # Compile (or load) every kernel once, before the progress bar and any clock start; forked
+    # workers inherit the machine code, spawned ones load it from the cache. (Ray actors warm up
+    # on their own nodes, at the same time as each other.)
+    if ray_pool is None:
+        warm_up_agents(settings, game)
+    tally = _Tally(settings, store.games())
+    bar = tqdm(
+        total=settings.total_games,
+        initial=settings.total_games - remaining,
+        unit="game",
+        disable=not progress,
+        dynamic_ncols=True,
+        file=sys.stderr,
+    )
+    bar.set_postfix_str(str(tally), refresh=False)
+
+    # Games are committed together when they come back faster than COMMIT_SECONDS apart (one
+    # transaction each would cost the single writer more than cheap games take to play); an
+    # interrupt commits what has arrived before it stops.
+    pending: list[GameResult] = []
+    last_commit = time.monotonic()
+
+    def commit() -> None:
+        nonlocal last_commit
+        store.add_many(pending)
+        for result in pending:
+            tally.add(result)
+            if on_result:
+                on_result(result)
+        bar.set_postfix_str(str(tally), refresh=False)
+        bar.update(len(pending))
+        pending.clear()
+        last_commit = time.monotonic()
+
+    def record(result: GameResult) -> None:
+        pending.append(result)
+        if watch is not None:
+            watch.add(result)
+        if time.monotonic() - last_commit >= COMMIT_SECONDS:
+            commit()
+
+    try:
+        if ray_pool is not None:
+            for result in ray_pool.play(settings, todo, min(concurrency, remaining) if concurrency else None):
+                record(result)
+            return ray_pool.compilations
+        if min(concurrency, remaining) == 1:
+            for scheduled in todo:
+                record(play_scheduled_game(settings, scheduled, game))
+            return None
+        pool = LocalPool(settings, min(concurrency, remaining))  # more would warm up for nothing
+        try:
+            for result in pool.play(todo):
+                record(result)
+        finally:
+            compilations = pool.compilations
+        return compilations
+    finally:
+        with ignoring_interrupts():
+            commit()
+            bar.close()

@@ -1,0 +1,500 @@
+"""The compiled game contract: one set of functions that every engine implements and every agent
+calls, resolved at compile time from the type of the state.
+
+A state is one record of a game's structured ``STATE_DTYPE`` (``states[i]`` of a record array, or
+``buf[0]`` of a one-element array): plain memory that kernels read and write in place, that
+copies with ``dst[j] = src[i]`` and that holds everything the game needs, the variant parameters
+included. Each game's kernel module registers itself with :func:`register`; from then on an agent
+written against this module, for instance::
+
+    @kernel
+    def random_playout(state, rng, moves):
+        while not contract.is_terminal(state):
+            n = contract.legal_moves(state, moves)
+            contract.apply_move(state, moves[rng_below(rng, n)])
+
+compiles to a specialised, directly linked and cacheable version for each game it is called with
+(numba ``@overload`` picks the game's kernel from the record type, so there is no run-time
+dispatch and no function-pointer call). Under ``NUMBA_DISABLE_JIT=1`` the same names dispatch in
+Python on ``state.dtype``.
+
+What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` is a state record):
+
+==========================  =====================================================================
+``STATE_DTYPE``             the numpy structured dtype of a state
+``MAX_MOVES``               upper bound on the number of legal moves in any state of any variant
+``MOVE_BOUND``              moves are ints in ``[0, MOVE_BOUND)`` (an id may encode a whole path,
+                            so agents never allocate arrays of this size)
+``legal_moves(s, out)``     writes the legal moves into ``out: int64[>=max_moves(s)]``, returns count,
+                            always in the same order for the same state;
+                            a non-terminal state always has at least one (a pass is a move)
+``apply_move(s, move)``     plays a legal move in place (unchecked: the Python face validates)
+``is_terminal(s)``          bool
+``current_player(s)``       0 or 1, the player to move (may be the one who just moved)
+``outcome(s)``              float64 at a terminal state, player 0's result: 1 win, 0 draw, -1 loss
+``score(s)``                int64, player 0's margin (store, capture or pip difference)
+``heuristic(s)``            float64 strictly inside (-1, 1), player 0's view, for search horizons
+``state_hash(s)``           uint64 hash of everything that decides the future of the game
+``illegal_reason(s, move)`` int64 why ``move`` (any int64) is not legal in ``s``: ``LEGAL`` (0)
+                            exactly for the moves ``legal_moves`` lists, ``REASON_GAME_OVER``,
+                            ``REASON_NOT_A_MOVE`` (outside the game's move encoding), or one of
+                            the game's own codes (from ``FIRST_GAME_REASON`` up) naming the rule
+                            the move breaks; the Python face only turns codes into words
+``write_observation(s, p,   writes player ``p``'s observation tensor (float32, the shape given by
+out)``                      the game's ``observation_shape``, flattened) into ``out``; a
+                            hidden-information game builds it from ``observe``'s view alone
+``redraw_start(s, rng,      draws the random parts of a start position (a deal, an opening) into
+code)``                     ``s``, a copy of a start of its variant; ``code`` is the game's
+                            ``start_code`` (what the record does not hold); no-op without any
+==========================  =====================================================================
+
+A module may also provide ``move_capacity(s)``: the most legal moves of any state of ``s``'s
+variant, when that is far below ``MAX_MOVES`` (agents size their move buffers with
+:func:`max_moves`, which uses it).
+
+Optional kernels for exact solving (``agents/solver.py``), each with a default for games that lack it:
+
+==============================  =================================================================
+``margin(s)``                   int64, player 0's running margin, whose value at a terminal state
+                                is the game's final margin (its sign the outcome). Default: the
+                                outcome (1, 0, -1) at a terminal state, 0 before: a game without
+                                a margin is solved to win, draw or loss
+``margin_bounds(s)``            (lo, hi) int64: every continuation of ``s`` changes ``margin`` by
+                                at least ``lo`` and at most ``hi`` (player 0's view), so a search
+                                whose window lies outside them stops at once. Default: (-1, 1)
+                                for the default margin, else no bound
+``solve_key(s)``                uint64 hash of everything that decides the *change* of the margin
+                                from ``s`` on (a Kalah position without its stores), so that the
+                                solver's table shares positions reached with different scores.
+                                Default: ``state_hash``
+``endgame_value(s, db, k)``     the exact change of ``margin`` from ``s`` to the end under perfect
+                                play, from the mover's side, read from an endgame database ``db``
+                                (``int8[:]``) of positions up to size ``k``; ``NO_ENDGAME_VALUE``
+                                when ``s`` is not in it. Default: never in it
+==============================  =================================================================
+
+Games with hidden information also provide ``observe(s, player, view)``, which writes into the
+record ``view`` what ``player`` may know (hidden parts cleared), and ``sample_world(view, rng,
+world)``, which writes into ``world`` a full state drawn uniformly from the states consistent with
+the view (returns False if it could not). On a view, ``legal_moves`` is right when the viewer is
+to move, and ``apply_move`` of a move that reveals nothing (a tile played from the own hand) gives
+the view after it, which ``greedy`` evaluates.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+from numba.extending import overload
+from numba.np.numpy_support import as_dtype
+
+from board_arena.engines._jit import kernel, rng_below
+
+__all__ = [
+    "MOVE_DTYPE",
+    "register",
+    "registered_modules",
+    "kernels_for",
+    "state_dtype",
+    "legal_moves",
+    "apply_move",
+    "is_terminal",
+    "current_player",
+    "outcome",
+    "score",
+    "heuristic",
+    "state_hash",
+    "illegal_reason",
+    "LEGAL",
+    "REASON_GAME_OVER",
+    "REASON_NOT_A_MOVE",
+    "FIRST_GAME_REASON",
+    "observe",
+    "sample_world",
+    "write_observation",
+    "redraw_start",
+    "max_moves",
+    "move_bound",
+    "margin",
+    "margin_bounds",
+    "solve_key",
+    "endgame_value",
+    "has_margin",
+    "NO_ENDGAME_VALUE",
+    "UNBOUNDED_MARGIN",
+    "new_states",
+    "value_for",
+    "random_playout",
+    "random_playouts",
+]
+
+_REQUIRED = (
+    "STATE_DTYPE",
+    "MAX_MOVES",
+    "MOVE_BOUND",
+    "legal_moves",
+    "apply_move",
+    "is_terminal",
+    "current_player",
+    "outcome",
+    "score",
+    "heuristic",
+    "state_hash",
+    "illegal_reason",
+    "write_observation",
+    "redraw_start",
+)
+
+#: ``illegal_reason`` codes shared by every game; each game numbers its own from FIRST_GAME_REASON.
+LEGAL = 0
+REASON_GAME_OVER = 1
+REASON_NOT_A_MOVE = 2
+FIRST_GAME_REASON = 3
+
+_KERNELS: dict[np.dtype, ModuleType] = {}
+
+#: The dtype of move buffers (``legal_moves`` output) everywhere.
+MOVE_DTYPE = np.int64
+
+
+def state_dtype(fields) -> np.dtype:
+    """A state dtype with every byte defined: ``fields`` in order, with no padding between them
+    (list the widest first), and a ``_pad`` tail up to a multiple of 8 bytes.
+
+    Why: numpy copies structured arrays field by field and leaves padding bytes undefined, so a
+    state with padding could compare or hash differently from its own copy.
+    """
+    packed = np.dtype(fields, align=False)
+    aligned = np.dtype(fields, align=True)
+    for name in packed.names:
+        if packed.fields[name][1] != aligned.fields[name][1]:
+            raise ValueError(f"state field {name!r} is not aligned; list the widest fields first")
+    tail = -packed.itemsize % 8
+    if tail:
+        fields = list(fields) + [("_pad", np.uint8, (tail,))]
+    return np.dtype(fields, align=True)
+
+
+def register(module: ModuleType) -> None:
+    """Register a game's kernel module (see the module docstring for what it must provide)."""
+    missing = [name for name in _REQUIRED if not hasattr(module, name)]
+    if missing:
+        raise TypeError(f"{module.__name__} lacks contract members: {', '.join(missing)}")
+    dtype = np.dtype(module.STATE_DTYPE)
+    if dtype.itemsize != sum(dtype.fields[name][0].itemsize for name in dtype.names):
+        raise TypeError(f"{module.__name__}.STATE_DTYPE has padding; build it with state_dtype()")
+    # The state type picks the kernels at compile time: two games with one type would be confused.
+    other = _KERNELS.get(dtype)
+    if other is not None and other.__name__ != module.__name__:
+        raise TypeError(
+            f"{module.__name__}.STATE_DTYPE is the state type of {other.__name__} already: "
+            "each game needs a state type of its own (add or rename a field)"
+        )
+    _KERNELS[dtype] = module
+
+
+def registered_modules() -> list:
+    """The kernel modules of every registered game, in registration order."""
+    return list(_KERNELS.values())
+
+
+def kernels_for(state_or_dtype):
+    """The kernel module for a state record, a state array, a dtype or a numba record type."""
+    dtype = getattr(state_or_dtype, "dtype", state_or_dtype)
+    if not isinstance(dtype, np.dtype):
+        dtype = as_dtype(dtype)
+    try:
+        return _KERNELS[dtype]
+    except KeyError:
+        raise TypeError(f"no game registered for state dtype {dtype}") from None
+
+
+# Each contract function is a Python dispatcher (used under NUMBA_DISABLE_JIT=1) with a numba
+# overload that links the game's own kernel at compile time.
+
+
+def legal_moves(s, out):
+    return kernels_for(s).legal_moves(s, out)
+
+
+@overload(legal_moves)
+def _legal_moves(s, out):
+    impl = kernels_for(s).legal_moves
+    return lambda s, out: impl(s, out)
+
+
+def apply_move(s, move):
+    return kernels_for(s).apply_move(s, move)
+
+
+@overload(apply_move)
+def _apply_move(s, move):
+    impl = kernels_for(s).apply_move
+    return lambda s, move: impl(s, move)
+
+
+def is_terminal(s):
+    return kernels_for(s).is_terminal(s)
+
+
+@overload(is_terminal)
+def _is_terminal(s):
+    impl = kernels_for(s).is_terminal
+    return lambda s: impl(s)
+
+
+def current_player(s):
+    return kernels_for(s).current_player(s)
+
+
+@overload(current_player)
+def _current_player(s):
+    impl = kernels_for(s).current_player
+    return lambda s: impl(s)
+
+
+def outcome(s):
+    return kernels_for(s).outcome(s)
+
+
+@overload(outcome)
+def _outcome(s):
+    impl = kernels_for(s).outcome
+    return lambda s: impl(s)
+
+
+def score(s):
+    return kernels_for(s).score(s)
+
+
+@overload(score)
+def _score(s):
+    impl = kernels_for(s).score
+    return lambda s: impl(s)
+
+
+def heuristic(s):
+    return kernels_for(s).heuristic(s)
+
+
+@overload(heuristic)
+def _heuristic(s):
+    impl = kernels_for(s).heuristic
+    return lambda s: impl(s)
+
+
+def state_hash(s):
+    return kernels_for(s).state_hash(s)
+
+
+@overload(state_hash)
+def _state_hash(s):
+    impl = kernels_for(s).state_hash
+    return lambda s: impl(s)
+
+
+def illegal_reason(s, move):
+    return kernels_for(s).illegal_reason(s, move)
+
+
+@overload(illegal_reason)
+def _illegal_reason(s, move):
+    impl = kernels_for(s).illegal_reason
+    return lambda s, move: impl(s, move)
+
+
+def observe(s, player, view):
+    return kernels_for(s).observe(s, player, view)
+
+
+@overload(observe)
+def _observe(s, player, view):
+    impl = kernels_for(s).observe
+    return lambda s, player, view: impl(s, player, view)
+
+
+def sample_world(view, rng, world):
+    return kernels_for(view).sample_world(view, rng, world)
+
+
+@overload(sample_world)
+def _sample_world(view, rng, world):
+    impl = kernels_for(view).sample_world
+    return lambda view, rng, world: impl(view, rng, world)
+
+
+def write_observation(s, player, out):
+    return kernels_for(s).write_observation(s, player, out)
+
+
+@overload(write_observation)
+def _write_observation(s, player, out):
+    impl = kernels_for(s).write_observation
+    return lambda s, player, out: impl(s, player, out)
+
+
+def redraw_start(s, rng, code):
+    return kernels_for(s).redraw_start(s, rng, code)
+
+
+@overload(redraw_start)
+def _redraw_start(s, rng, code):
+    impl = kernels_for(s).redraw_start
+    return lambda s, rng, code: impl(s, rng, code)
+
+
+def max_moves(s):
+    """The most legal moves of any state of ``s``'s variant (for sizing move buffers)."""
+    module = kernels_for(s)
+    return module.move_capacity(s) if hasattr(module, "move_capacity") else module.MAX_MOVES
+
+
+@overload(max_moves)
+def _max_moves(s):
+    module = kernels_for(s)
+    if hasattr(module, "move_capacity"):
+        impl = module.move_capacity
+        return lambda s: impl(s)
+    n = module.MAX_MOVES
+    return lambda s: n
+
+
+def move_bound(s):
+    return kernels_for(s).MOVE_BOUND
+
+
+@overload(move_bound)
+def _move_bound(s):
+    n = kernels_for(s).MOVE_BOUND
+    return lambda s: n
+
+
+# Optional kernels for exact solving (module docstring): the game's own when it has them, else a
+# default built on the required ones.
+
+#: What ``endgame_value`` returns for a position that its database does not hold.
+NO_ENDGAME_VALUE = np.iinfo(np.int64).min
+#: The ``margin_bounds`` of a game that declares a margin but no bound on its change.
+UNBOUNDED_MARGIN = 1 << 30
+
+
+def has_margin(s) -> bool:
+    """Whether the game of ``s`` declares a margin (else it is solved to win, draw or loss); a
+    game whose variants differ says so with a plain-Python ``has_margin(s)``."""
+    module = kernels_for(s)
+    if hasattr(module, "has_margin"):
+        return bool(module.has_margin(s))
+    return hasattr(module, "margin")
+
+
+@kernel
+def _outcome_margin(s):
+    if not is_terminal(s):
+        return np.int64(0)
+    v = outcome(s)
+    return np.int64(1) if v > 0 else (np.int64(-1) if v < 0 else np.int64(0))
+
+
+def margin(s):
+    module = kernels_for(s)
+    return module.margin(s) if hasattr(module, "margin") else _outcome_margin(s)
+
+
+@overload(margin)
+def _margin(s):
+    module = kernels_for(s)
+    impl = module.margin if hasattr(module, "margin") else _outcome_margin
+    return lambda s: impl(s)
+
+
+def margin_bounds(s):
+    module = kernels_for(s)
+    if hasattr(module, "margin_bounds"):
+        return module.margin_bounds(s)
+    return (-UNBOUNDED_MARGIN, UNBOUNDED_MARGIN) if hasattr(module, "margin") else (-1, 1)
+
+
+@overload(margin_bounds)
+def _margin_bounds(s):
+    module = kernels_for(s)
+    if hasattr(module, "margin_bounds"):
+        impl = module.margin_bounds
+        return lambda s: impl(s)
+    bound = UNBOUNDED_MARGIN if hasattr(module, "margin") else 1
+    return lambda s: (np.int64(-bound), np.int64(bound))
+
+
+def solve_key(s):
+    module = kernels_for(s)
+    return module.solve_key(s) if hasattr(module, "solve_key") else module.state_hash(s)
+
+
+@overload(solve_key)
+def _solve_key(s):
+    module = kernels_for(s)
+    impl = module.solve_key if hasattr(module, "solve_key") else module.state_hash
+    return lambda s: impl(s)
+
+
+def endgame_value(s, db, k):
+    module = kernels_for(s)
+    return module.endgame_value(s, db, k) if hasattr(module, "endgame_value") else NO_ENDGAME_VALUE
+
+
+@overload(endgame_value)
+def _endgame_value(s, db, k):
+    module = kernels_for(s)
+    if hasattr(module, "endgame_value"):
+        impl = module.endgame_value
+        return lambda s, db, k: impl(s, db, k)
+    none = NO_ENDGAME_VALUE
+    return lambda s, db, k: none
+
+
+def new_states(s, n):
+    """An uninitialised array of ``n`` states of the same game as ``s``."""
+    return np.empty(n, kernels_for(s).STATE_DTYPE)
+
+
+@overload(new_states)
+def _new_states(s, n):
+    dtype = kernels_for(s).STATE_DTYPE
+    return lambda s, n: np.empty(n, dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# Small generic kernels built on the contract.
+
+
+@kernel
+def value_for(s, player):
+    """The terminal outcome of ``s`` from ``player``'s point of view (1 win, 0 draw, -1 loss)."""
+    v = outcome(s)
+    return v if player == 0 else -v
+
+
+@kernel
+def random_playout(s, rng, moves):
+    """Plays uniformly random moves from ``s`` (in place) to the end; returns the plies played.
+
+    rng: uint64[1]; moves: int64[>=MAX_MOVES] scratch.
+    """
+    plies = 0
+    while not is_terminal(s):
+        n = legal_moves(s, moves)
+        apply_move(s, moves[rng_below(rng, n)])
+        plies += 1
+    return plies
+
+
+@kernel
+def random_playouts(root, n, rng):
+    """Plays ``n`` random games from ``root`` (left unchanged); returns the plies played in all."""
+    work = new_states(root, 1)
+    moves = np.empty(max_moves(root), MOVE_DTYPE)
+    plies = 0
+    for _ in range(n):
+        work[0] = root
+        plies += random_playout(work[0], rng, moves)
+    return plies

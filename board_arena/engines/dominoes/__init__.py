@@ -1,0 +1,421 @@
+"""Dominoes: the two-player draw game of text 001, with hidden hands.
+
+=============  ===================================================================================
+Rules          ``docs/rules.md`` (Dominoes), from text 001. A double-six set, 7 tiles each,
+               the rest is the boneyard. The holder of the greatest tile (a double beats a
+               non-double, then more pips, then the higher high end) leads with any tile. A tile is
+               placed at an open end it matches; a player who cannot play draws one tile and the
+               turn passes even if it fits; with an empty boneyard they pass. Whoever plays their
+               last tile wins; when neither can play, fewer tiles wins, equal is a draw.
+Players        ``player 0`` is the first hand dealt, ``player 1`` the second; the leader (either)
+               moves first: ``current_player`` tells. The deal is a shuffle from the game's seed.
+Moves          ``2 * tile + end`` (end 0 left, 1 right), ``MOVE_DRAW`` = 110, ``MOVE_PASS`` = 111.
+               Written ``6-4L`` / ``6-4R`` (the tile, high pips first, and the end of the line),
+               ``6-4`` for the lead or when the tile has one move, ``draw``, ``pass``; read
+               case-insensitively, ``4-6 left``, ``6:4r`` and ``64R`` too. When both ends show the
+               same number a tile has one move, written with ``L``.
+Actions        the move ids themselves, draw and pass after the tiles: ``2 * n_tiles + 2`` (58 for
+               the double six), one fewer in the block game. Observation ``(4 * n_tiles + 6,)``
+               float32 from the player's view only: see ``kernels.write_observation``.
+Returns        1 / 0 / -1 by tiles in hand at the end (an empty hand wins); ``score`` is player 0's
+               pip margin (player 1's pips in hand minus player 0's).
+Information    Players see their own hand, the line, the counts of the other hand and of the
+               boneyard and the public history. ``state.view(player)`` is that player's view (a
+               ``State`` whose record is ``kernels.observe``'s); agents get only views, and
+               ``kernels.sample_world`` draws a deal uniformly from those consistent with a view.
+Presets        ``dominoes`` (text 001: the draw game) and ``dominoes-block`` (no drawing: a player
+               who cannot play passes; the boneyard stays out of play).
+Parameters     ``max_pips`` 1..9 (6): the double-``max_pips`` set, ``(m+1)(m+2)/2`` tiles;
+               ``hand_size`` 1..27 (7), at most half the set; ``drawing`` (True);
+               ``block_rule`` ``"boneyard-empty"`` (a game nobody can go on with ends when the
+               boneyard is empty too) or ``"no-tile-fits"`` (it ends as soon as neither hand has a
+               tile that fits, whatever the boneyard holds: text 001's words read literally).
+=============  ===================================================================================
+"""
+
+from __future__ import annotations
+
+import re
+from types import ModuleType
+from typing import ClassVar
+
+import numpy as np
+
+from board_arena.engines import contract
+from board_arena.engines._jit import rng_from_seed
+from board_arena.engines.dominoes import kernels
+from board_arena.engines.game import Game, Param, State, VariantError, wrap_paragraphs
+
+contract.register(kernels)
+
+_MOVE = re.compile(
+    r"^\s*\[?\s*(\d)\s*[-:|/ ]?\s*(\d)\s*\]?\s*(l|r|left|right)?\s*$",
+    re.IGNORECASE,
+)
+_DRAW_WORDS = ("draw", "d")
+_PASS_WORDS = ("pass", "p")
+
+
+def tile_name(max_pips: int, tile: int) -> str:
+    """``6-4``: the tile's pips, high first."""
+    return f"{kernels.TILE_HIGH[max_pips, tile]}-{kernels.TILE_LOW[max_pips, tile]}"
+
+
+def tile_index(max_pips: int, a: int, b: int) -> int | None:
+    """The id of the tile with pips ``a`` and ``b`` in the double-``max_pips`` set, None if none."""
+    high, low = max(a, b), min(a, b)
+    if high > max_pips:
+        return None
+    for t in range(kernels.TILE_HIGH.shape[1]):
+        if kernels.TILE_HIGH[max_pips, t] == high and kernels.TILE_LOW[max_pips, t] == low:
+            return t
+    return None
+
+
+def tiles_of(mask: int) -> list[int]:
+    """The tile ids in a hand mask, smallest first."""
+    mask = int(mask)
+    return [t for t in range(64) if mask >> t & 1]
+
+
+class Dominoes(Game):
+    family = "dominoes"
+    summary = "draw dominoes with hidden hands: double-six, 7 tiles each, greatest tile leads"
+    kernels: ClassVar[ModuleType] = kernels
+    perfect_information = False
+
+    @property
+    def random_start(self) -> bool:
+        return True  # the deal
+    PARAMS = (
+        Param("max_pips", 6, "the set: double-max_pips ((m+1)(m+2)/2 tiles)", low=1, high=kernels.MAX_PIPS),
+        Param("hand_size", 7, "tiles dealt to each player (at most half the set)", low=1, high=kernels.MAX_HAND),
+        Param("drawing", True, "a player who cannot play draws (the draw game); false: the block game"),
+        Param(
+            "block_rule",
+            "boneyard-empty",
+            "when a game nobody can go on with ends: 'boneyard-empty' when neither can play and the "
+            "boneyard is empty; 'no-tile-fits' as soon as neither hand holds a tile that fits the "
+            "line, whatever the boneyard holds (text 001 read literally)",
+            choices=("boneyard-empty", "no-tile-fits"),
+        ),
+    )
+    PRESETS = {
+        "dominoes": {},
+        "dominoes-block": {"drawing": False},
+    }
+
+    HELP = """\
+Each player gets {hand} tiles of the double-{pips} set; the rest is the boneyard. The holder of the
+greatest tile (a double beats any other tile, then more pips, then the higher end) leads with any
+tile. Then each player in turn puts one tile at an open end of the line whose number it matches.
+{drawing}The first to play all their tiles wins; {blocked}, fewer tiles in hand wins.
+You see your own hand, the line and how many tiles the others hold.
+
+Write a move as the tile and the end: 6-4L (left end) or 6-4R (right end); 6-4 alone when the tile
+fits only one way.{draw_words}"""
+
+    def help_text(self):
+        p = self.params
+        if p["drawing"]:
+            drawing = (
+                "A player who cannot play draws one tile from the boneyard and the turn passes (even if "
+                "it fits); with an empty boneyard they pass. "
+            )
+            words = " Type draw to draw, pass to pass."
+        else:
+            drawing = "A player who cannot play passes. "
+            words = " Type pass to pass."
+        if p["block_rule"] == "no-tile-fits":
+            blocked = "as soon as neither hand holds a tile that fits the line (whatever the boneyard holds)"
+        elif p["drawing"]:
+            blocked = "when nobody can play and the boneyard is empty"
+        else:
+            blocked = "when nobody can play"
+        return wrap_paragraphs(
+            self.HELP.format(hand=p["hand_size"], pips=p["max_pips"], drawing=drawing, blocked=blocked, draw_words=words)
+        )
+
+    @property
+    def n_tiles(self) -> int:
+        m = self.params["max_pips"]
+        return (m + 1) * (m + 2) // 2
+
+    @property
+    def _block_code(self) -> int:
+        return {"boneyard-empty": kernels.BLOCK_BONEYARD_EMPTY, "no-tile-fits": kernels.BLOCK_NO_TILE_FITS}[
+            self.params["block_rule"]
+        ]
+
+    def _check_params(self):
+        if 2 * self.params["hand_size"] > self.n_tiles:
+            raise VariantError(
+                f"{self.name}: hand_size={self.params['hand_size']} is too large for the double-"
+                f"{self.params['max_pips']} set of {self.n_tiles} tiles; allowed: at most {self.n_tiles // 2}"
+            )
+
+    @property
+    def observation_shape(self):
+        """``(4 * n_tiles + 6,)``: tile planes and counts from the player's view
+        (``kernels.write_observation``)."""
+        return (4 * self.n_tiles + kernels.OBSERVATION_SCALARS,)
+
+    def _action_moves(self):
+        # The move ids are dense already: tile and end, then draw (the draw game) and pass.
+        moves = list(range(2 * self.n_tiles))
+        if self.params["drawing"]:
+            moves.append(kernels.MOVE_DRAW)
+        moves.append(kernels.MOVE_PASS)
+        return np.array(moves, dtype=np.int64)
+
+    def _init_record(self, record, seed):
+        p = self.params
+        rng = rng_from_seed(0 if seed is None else seed)
+        kernels.init_state(record, p["max_pips"], p["hand_size"], int(p["drawing"]), self._block_code, rng)
+
+    # -- set-up positions ----------------------------------------------------------------------
+
+    def parse_tiles(self, text: str) -> list[int]:
+        """Tile ids from text such as ``"6-6 5-4 3-0"`` (ValueError saying which tile is wrong)."""
+        tiles = []
+        for word in text.replace(",", " ").split():
+            match = _MOVE.match(word)
+            if not match or match.group(3):
+                raise ValueError(f"{word!r} is not a tile: write tiles as 6-4, separated by spaces")
+            t = tile_index(self.params["max_pips"], int(match.group(1)), int(match.group(2)))
+            if t is None:
+                raise ValueError(f"{word} is not a tile of the double-{self.params['max_pips']} set")
+            if t in tiles:
+                raise ValueError(f"{word} is listed twice")
+            tiles.append(t)
+        return tiles
+
+    def deal(self, hand0: str, hand1: str, boneyard: str = "") -> State:
+        """A game from a chosen deal: both hands and the boneyard in draw order, as tile lists.
+
+        Tiles of the set that are not listed go to the end of the boneyard, smallest first.
+
+        Example:
+            >>> from board_arena import engines
+            >>> game = engines.make("dominoes", max_pips=2, hand_size=2)
+            >>> state = game.deal("2-2 1-0", "2-1 0-0", boneyard="2-0")
+            >>> state.current_player, state.legal_move_names()   # 2-2 is the greatest: player 0
+            (0, ['1-0', '2-2'])
+        """
+        h = self.params["hand_size"]
+        hands = [self.parse_tiles(hand0), self.parse_tiles(hand1)]
+        bone = self.parse_tiles(boneyard)
+        for name, hand in zip(("hand0", "hand1"), hands):
+            if len(hand) != h:
+                raise ValueError(f"{name} must list hand_size={h} tiles, got {len(hand)}")
+        listed = hands[0] + hands[1] + bone
+        if len(set(listed)) != len(listed):
+            raise ValueError("a tile is dealt twice")
+        rest = [t for t in range(self.n_tiles) if t not in listed]
+        order = np.array(bone + rest, np.int8)
+        masks = [sum(1 << t for t in hand) for hand in hands]
+        buf = np.zeros(1, kernels.STATE_DTYPE)
+        kernels.set_deal(
+            buf[0], self.params["max_pips"], h, int(self.params["drawing"]), self._block_code,
+            np.uint64(masks[0]), np.uint64(masks[1]), order,
+        )
+        return State(self, buf, None, custom_start=True)
+
+    # -- notation ------------------------------------------------------------------------------
+
+    def format_move(self, state, move):
+        if move == kernels.MOVE_DRAW:
+            return "draw"
+        if move == kernels.MOVE_PASS:
+            return "pass"
+        name = tile_name(self.params["max_pips"], move >> 1)
+        if state.data["ends"][0] < 0 or self._single_move(state, move >> 1):
+            return name
+        return name + ("R" if move & 1 else "L")
+
+    def _single_move(self, state, tile):
+        """True when ``tile`` has at most one move here (lead, equal ends, or fits one end only)."""
+        left, right = (int(e) for e in state.data["ends"])
+        if left < 0 or left == right:
+            return True
+        m = self.params["max_pips"]
+        pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
+        return not (left in pips and right in pips)
+
+    def parse_move(self, state, text):
+        word = text.strip().lower()
+        if word in _DRAW_WORDS:
+            return kernels.MOVE_DRAW
+        if word in _PASS_WORDS:
+            return kernels.MOVE_PASS
+        match = _MOVE.match(word)
+        if not match:
+            raise ValueError(
+                f"{text.strip()!r} is not a move: write a tile and the end of the line "
+                f"(6-4L, 6-4R; 6-4 for the first tile), draw or pass"
+            )
+        m = self.params["max_pips"]
+        a, b = int(match.group(1)), int(match.group(2))
+        tile = tile_index(m, a, b)
+        if tile is None:
+            raise ValueError(f"{a}-{b} is not a tile of the double-{m} set (pips 0 to {m})")
+        left, right = (int(e) for e in state.data["ends"])
+        side = match.group(3)
+        pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
+        if left < 0 or left == right:  # the lead, or equal ends: one move, written with end 0
+            return 2 * tile
+        if side is None:
+            fits_left, fits_right = left in pips, right in pips
+            if fits_left and fits_right:
+                name = tile_name(m, tile)
+                raise ValueError(
+                    f"{name} fits both ends (left {left}, right {right}): write {name}L or {name}R"
+                )
+            return 2 * tile + int(fits_right)
+        return 2 * tile + int(side.startswith("r"))
+
+    MOVE_IDS = (
+        f"2 * tile + end (end 0 left, 1 right) for a tile of the set, {kernels.MOVE_DRAW} to draw, "
+        f"{kernels.MOVE_PASS} to pass"
+    )
+
+    def _reason_words(self, state, move, code):
+        """Words for the kernel's codes (``engines.dominoes.kernels.REASON_*``)."""
+        k = kernels
+        record = state.data
+        legal = ", ".join(state.legal_move_names())
+        left, right = (int(e) for e in record["ends"])
+        stock = int(record["boneyard_size"]) - int(record["drawn"])
+        if code == k.REASON_DRAW_CAN_PLAY:
+            if left < 0:
+                return f"the leader may not draw: play any tile of your hand ({legal})"
+            return f"you cannot draw when you can play ({legal})"
+        if code == k.REASON_NO_DRAWING:
+            return "there is no drawing in the block game: pass"
+        if code == k.REASON_BONEYARD_EMPTY:
+            return "the boneyard is empty: pass"
+        if code == k.REASON_PASS_CAN_PLAY:
+            return f"you must play when you can ({legal})"
+        if code == k.REASON_PASS_CAN_DRAW:
+            return f"you cannot pass while the boneyard has {stock} tile{'s' * (stock != 1)}: draw"
+        name = tile_name(self.params["max_pips"], move >> 1)
+        end = move & 1
+        if code == k.REASON_NOT_IN_HAND:
+            return f"{name} is not in your hand ({legal})"
+        if code == k.REASON_LEAD_ONE_MOVE:
+            return f"the first tile has one move, written {name}"
+        if code == k.REASON_EQUAL_ENDS_ONE_MOVE:
+            return f"both ends show {left}, so {name} has one move: {name}L"
+        assert code == k.REASON_NO_MATCH, code
+        shown = right if end else left
+        return f"{name} does not match the {'right' if end else 'left'} end {shown} ({legal})"
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def line(self, state) -> list[tuple[int, int]]:
+        """The line from left to right, each tile as (left pips, right pips)."""
+        m = self.params["max_pips"]
+        line: list[tuple[int, int]] = []
+        for move in state.data["history"][: int(state.data["ply"])]:
+            move = int(move)
+            if move >= kernels.MOVE_DRAW:
+                continue
+            tile, end = move >> 1, move & 1
+            high, low = int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile])
+            if not line:
+                line.append((high, low))
+            elif end == 0:
+                shown = line[0][0]
+                line.insert(0, (high + low - shown, shown))
+            else:
+                shown = line[-1][1]
+                line.append((shown, high + low - shown))
+        return line
+
+    def _tile_text(self, a, b, glyphs):
+        if glyphs and self.params["max_pips"] <= 6:
+            return chr(0x1F031 + 7 * a + b)  # DOMINO TILE HORIZONTAL-a-b
+        return f"[{a}|{b}]"
+
+    def greatest_tile(self, state, player) -> str:
+        """The greatest tile dealt to ``player`` (the leader holds the greatest of the deal)."""
+        return tile_name(self.params["max_pips"], int(state.data["dealt"][player]).bit_length() - 1)
+
+    def render_for(self, state, player, *, color=False, unicode=False, glyphs=False):
+        seen = state if state.is_terminal() else state.view(player)
+        return self.render(seen, color=color, unicode=unicode, glyphs=glyphs)
+
+    def render(self, state: State, *, color: bool = False, unicode: bool = False, as_player: int | None = None, glyphs: bool = False) -> str:
+        """The line, the hands and the boneyard as ``as_player`` (or the state's viewer) sees them;
+        the true state of a game shows both hands. Tiles are written ``[6|4]`` unless ``glyphs``
+        asks for Unicode's domino tiles (most terminal fonts lack them)."""
+        if as_player is not None:
+            return self.render(state.view(as_player), color=color, unicode=unicode, glyphs=glyphs)
+        record = state.data
+        m = self.params["max_pips"]
+        viewer = int(record["viewer"])
+        line = self.line(state)
+        left, right = (int(e) for e in record["ends"])
+        lines = []
+        if line:
+            lines.append("line: " + "".join(self._tile_text(a, b, glyphs) for a, b in line))
+            lines.append(f"      left end {left}, right end {right}")
+        else:
+            lines.append("line: (empty: the leader plays any tile)")
+        stock = int(record["boneyard_size"]) - int(record["drawn"])
+        for p in (0, 1):
+            name = self.player_names[p] + (" (you)" if p == viewer else "")
+            count = int(record["counts"][p])
+            hidden = viewer >= 0 and p != viewer and not record["terminal"]
+            if hidden:
+                lines.append(f"{name}: {count} tile{'s' * (count != 1)}")
+            else:
+                tiles = " ".join(tile_name(m, t) for t in reversed(tiles_of(record["hands"][p])))
+                lines.append(f"{name}: {tiles or '(no tiles)'}")
+        lines.append(f"boneyard: {stock} tile{'s' * (stock != 1)}" + ("" if record["drawing"] else " (block game: no drawing)"))
+        ply = int(record["ply"])
+        if ply:
+            last = int(record["history"][ply - 1])
+            mover = self.player_names[int(record["leader"]) ^ ((ply - 1) & 1)]
+            if last == kernels.MOVE_DRAW:
+                what = "drew a tile"
+            elif last == kernels.MOVE_PASS:
+                what = "passed"
+            else:
+                what = f"played {tile_name(m, last >> 1)}" + (("", " left", " right")[1 + (last & 1)] if ply > 1 else "")
+            lines.append(f"last move: {mover} {what}")
+        lines.append(self.status_line(state))
+        return "\n".join(lines)
+
+    def _board(self, state):
+        record = state.data
+        m = self.params["max_pips"]
+        viewer = int(record["viewer"])
+        hidden = [viewer >= 0 and p != viewer and not record["terminal"] for p in (0, 1)]
+        hands = [None if hidden[p] else [tile_name(m, t) for t in tiles_of(int(record["hands"][p]))] for p in (0, 1)]
+        return {
+            "line": [list(tile) for tile in self.line(state)],
+            "ends": None if record["ends"][0] < 0 else [int(e) for e in record["ends"]],
+            "hands": hands,
+            "hand_counts": [int(c) for c in record["counts"]],
+            "boneyard": int(record["boneyard_size"]) - int(record["drawn"]),
+            "leader": int(record["leader"]),
+            "viewer": None if viewer < 0 else viewer,
+        }
+
+    def end_reason(self, state):
+        if not state.is_terminal():
+            return None
+        return "domino" if 0 in state.data["counts"] else "blocked"
+
+    def result_text(self, state):
+        outcome = state.outcome()
+        if outcome is None:
+            return "game in progress"
+        counts = [int(c) for c in state.data["counts"]]
+        if 0 in counts:
+            how = "played all their tiles"
+        else:
+            how = f"blocked, {counts[0]} tile{'s' * (counts[0] != 1)} to {counts[1]}"
+        head = "draw" if outcome == 0 else f"{self.player_names[0 if outcome > 0 else 1]} wins"
+        return f"{head} ({how}; pip margin {state.score():+d} for {self.player_names[0]})"

@@ -1,0 +1,770 @@
+"""The Python face of the game contract: variants with validated parameters, states that people and
+notebooks can play, print and copy, a move notation, and game records that replay.
+
+Everything here wraps the compiled kernels of :mod:`engines.contract`; nothing here is on a
+search's hot path.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import textwrap
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+from typing import Any, ClassVar, Iterator, Sequence
+
+import numpy as np
+
+from board_arena.engines import contract
+
+__all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP"]
+
+#: The end reason of a game stopped as a draw by a ply cap (a bound for machines, not a rule):
+#: the arena counts such games apart.
+PLY_CAP = "ply cap"
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the position (the message says which rule it breaks)."""
+
+
+class VariantError(ValueError):
+    """An unknown game, an unknown variant parameter or a value out of its range."""
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` as an error message echoes what a user typed: at most a short prefix, so
+    that an absurd argument gives a short message."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def wrap_paragraphs(text: str, width: int = 96) -> str:
+    """Text re-wrapped to ``width`` columns, paragraph by paragraph (blank-line separated)."""
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    return "\n\n".join(textwrap.fill(p, width) for p in paragraphs if p)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A variant parameter: name, default, allowed values and a one-line description.
+
+    The kind (bool, int or str) is the type of ``default`` unless ``kind`` is given; ints are
+    checked against ``low``/``high``, strings against ``choices``; ``None`` is allowed only when
+    ``allow_none`` is set. ``aliases`` are ``(value, choice)`` pairs accepted for a choice (a
+    parameter that grew from a switch into several readings keeps accepting ``True``/``False``).
+    """
+
+    name: str
+    default: Any
+    doc: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] | None = None
+    allow_none: bool = False
+    kind: type | None = None
+    aliases: tuple[tuple[Any, str], ...] = ()
+
+    @property
+    def type(self) -> type:
+        return self.kind or type(self.default)
+
+    def allowed(self) -> str:
+        """The allowed values, as written in error messages and listings."""
+        if self.type is bool:
+            text = "true or false"
+        elif self.choices is not None:
+            text = " or ".join(repr(c) for c in self.choices)
+        elif self.type is int:
+            text = f"an integer from {self.low} to {self.high}"
+        elif self.type is float:
+            text = f"a number from {self.low:g} to {self.high:g}"
+        else:
+            text = f"a {self.type.__name__}"
+        return text + (" or none" if self.allow_none else "")
+
+    def validate(self, game: str, value: Any) -> Any:
+        """Returns ``value`` converted to the parameter's kind, or raises :class:`VariantError`.
+
+        Strings are accepted for every kind (as typed on a command line: ``pits=5``,
+        ``turning_jumps=true``, ``no_shot_draw_plies=none``).
+        """
+        value = self._resolve_alias(value)
+        if isinstance(value, str) and self.type is not str:
+            value = self._from_text(game, value)
+        if value is None:
+            if self.allow_none:
+                return None
+            raise VariantError(f"{game}: {self.name}=None is not allowed; allowed: {self.allowed()}")
+        kind = self.type
+        if kind is bool:
+            if isinstance(value, (bool, np.bool_)):
+                return bool(value)
+        elif kind is int:
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+                value = int(value)
+                if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
+                    return value
+                raise VariantError(
+                    f"{game}: {self.name}={value} is out of range; allowed: {self.allowed()}"
+                )
+        elif kind is float:
+            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+                value = float(value)
+                if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
+                    return value
+                raise VariantError(
+                    f"{game}: {self.name}={value:g} is out of range; allowed: {self.allowed()}"
+                )
+        elif isinstance(value, kind):
+            if self.choices is None or value in self.choices:
+                return value
+            raise VariantError(f"{game}: {self.name}={shown(value)} is not allowed; allowed: {self.allowed()}")
+        raise VariantError(f"{game}: {self.name}={shown(value)} has the wrong type; allowed: {self.allowed()}")
+
+    def _resolve_alias(self, value: Any) -> Any:
+        for alias, choice in self.aliases:
+            if isinstance(alias, bool):
+                if isinstance(value, (bool, np.bool_)) and bool(value) == alias:
+                    return choice
+                if isinstance(value, str) and value.strip().lower() == str(alias).lower():
+                    return choice
+            elif isinstance(value, str) and value.strip().lower() == alias:
+                return choice
+        return value
+
+    def _from_text(self, game: str, text: str) -> Any:
+        low = text.strip().lower()
+        if low in ("none", "null", "off") and self.allow_none:
+            return None
+        if self.type is bool:
+            if low in ("true", "yes", "on", "1"):
+                return True
+            if low in ("false", "no", "off", "0"):
+                return False
+        elif self.type in (int, float):
+            try:
+                return self.type(low)
+            except ValueError:
+                pass
+        raise VariantError(f"{game}: {self.name}={shown(text)} is not valid; allowed: {self.allowed()}")
+
+
+class Game:
+    """A game variant: the rules fixed by a preset and its parameters.
+
+    Subclasses set the class attributes below and implement ``_init_record``, ``format_move``,
+    ``parse_move`` and ``render``. Make games with :func:`engines.make`, not by calling the class.
+    """
+
+    family: ClassVar[str]
+    #: Variant parameters, in the order they are listed.
+    PARAMS: ClassVar[tuple[Param, ...]]
+    #: Preset name -> parameter values that differ from the defaults; the first is the default.
+    PRESETS: ClassVar[dict[str, dict[str, Any]]]
+    #: The kernel module registered with :mod:`engines.contract`.
+    kernels: ClassVar[ModuleType]
+    #: False when players see only part of the state (agents then get :meth:`State.view`).
+    perfect_information: ClassVar[bool] = True
+    player_names: ClassVar[tuple[str, str]] = ("player 0", "player 1")
+    #: One line shown by ``arena list``.
+    summary: ClassVar[str] = ""
+    #: The rules in a few lines and how to write a move, for a person at the terminal.
+    HELP: ClassVar[str] = ""
+
+    def __init__(self, preset: str, **params: Any):
+        if preset not in self.PRESETS:
+            raise VariantError(f"unknown preset {shown(preset)} of {self.family}; presets: {', '.join(self.PRESETS)}")
+        by_name = {p.name: p for p in self.PARAMS}
+        unknown = [k for k in params if k not in by_name]
+        if unknown:
+            raise VariantError(
+                f"{preset} has no parameter {shown(unknown[0])}; parameters: {', '.join(by_name)}"
+            )
+        values = {p.name: p.default for p in self.PARAMS}
+        values.update(self.PRESETS[preset])
+        for name, value in params.items():
+            values[name] = by_name[name].validate(preset, value)
+        self.name = preset
+        self.params: MappingProxyType = MappingProxyType(values)
+        self._check_params()
+        self._moves_buffer = np.empty(self.kernels.MAX_MOVES, np.int64)
+
+    def _check_params(self) -> None:
+        """Cross-parameter checks; raise :class:`VariantError`."""
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.params.items() if self.PRESETS[self.name].get(k, self._default(k)) != v}
+        args = "".join(f", {k}={v!r}" for k, v in changed.items())
+        return f"make({self.name!r}{args})"
+
+    def _default(self, name: str) -> Any:
+        return next(p.default for p in self.PARAMS if p.name == name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and (self.name, dict(self.params)) == (other.name, dict(other.params))
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted(self.params.items()))))
+
+    @property
+    def max_moves(self) -> int:
+        return self.kernels.MAX_MOVES
+
+    @property
+    def move_bound(self) -> int:
+        return self.kernels.MOVE_BOUND
+
+    @property
+    def random_start(self) -> bool:
+        """True when the start position is drawn from the game's seed (a deal, a random opening)."""
+        return False
+
+    def new_initial_state(self, seed: int | None = None) -> "State":
+        """The start position; ``seed`` draws its random parts (deal, opening) where the game has any.
+
+        Example:
+            >>> from board_arena import engines
+            >>> state = engines.make("kalah").new_initial_state()
+            >>> state.legal_moves()
+            [0, 1, 2, 3, 4, 5]
+        """
+        if seed is not None and not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer or None, not {shown(seed)}")
+        if seed is None and self.random_start:
+            # A random start needs a seed that the game's record can replay.
+            seed = secrets.randbits(63)
+        buf = np.zeros(1, self.kernels.STATE_DTYPE)
+        self._init_record(buf[0], None if seed is None else int(seed))
+        return State(self, buf, None if seed is None else int(seed))
+
+    # -- learning: actions and observations -----------------------------------------------------
+
+    @property
+    def action_space(self):
+        """This variant's :class:`engines.actions.ActionSpace` (built once, then kept)."""
+        space = self.__dict__.get("_action_space")
+        if space is None:
+            from board_arena.engines.actions import ActionSpace
+
+            space = ActionSpace.from_moves(self._action_moves(), self.move_bound)
+            self.__dict__["_action_space"] = space
+        return space
+
+    @property
+    def num_actions(self) -> int:
+        """The number of actions of this variant: every move of any position is one action in
+        ``0..num_actions-1`` (see :meth:`action_of`).
+
+        Example:
+            >>> from board_arena import engines
+            >>> engines.make("kalah").num_actions, engines.make("dominoes").num_actions
+            (6, 58)
+        """
+        return self.action_space.num_actions
+
+    def action_of(self, move: int) -> int:
+        """The action index of move id ``move``.
+
+        Raises:
+            ValueError: ``move`` is no move of this variant.
+        """
+        from board_arena.engines.actions import move_to_action
+
+        action = int(move_to_action(int(move), *self.action_space.tables()[1:]))
+        if action < 0:
+            raise ValueError(f"move {move} is no move of {self.name}; moves are the ids legal_moves() gives")
+        return action
+
+    def actions_of(self, moves) -> np.ndarray:
+        """The action indices of a sequence of move ids (int64 array; ValueError if one has none)."""
+        from board_arena.engines.actions import actions_of_moves
+
+        moves = np.asarray(moves, dtype=np.int64)
+        out = np.empty(len(moves), np.int64)
+        actions_of_moves(moves, *self.action_space.tables()[1:], out)
+        if (out < 0).any():
+            raise ValueError(f"move {int(moves[np.argmax(out < 0)])} is no move of {self.name}")
+        return out
+
+    def move_of(self, action: int) -> int:
+        """The move id of action index ``action``.
+
+        Raises:
+            ValueError: ``action`` is not in ``0..num_actions-1``.
+        """
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
+            raise ValueError(f"action must be an integer from 0 to {self.num_actions - 1}, not {action!r}")
+        return int(self.action_space.moves[action])
+
+    def legal_action_mask(self, state: "State") -> np.ndarray:
+        """bool[num_actions]: True at the actions of ``state``'s legal moves."""
+        from board_arena.engines.actions import write_action_mask
+
+        mask = np.zeros((1, self.num_actions), np.bool_)
+        moves = np.empty(self.kernels.MAX_MOVES, np.int64)
+        if write_action_mask(state.data, moves, *self.action_space.tables()[1:], mask, 0) < 0:
+            raise RuntimeError(f"{self.name}: a legal move has no action (the action table is incomplete)")
+        return mask[0]
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        """The shape of :meth:`observation` for this variant (float32)."""
+        raise NotImplementedError
+
+    def observation(self, state: "State", player: int | None = None) -> np.ndarray:
+        """``player``'s observation tensor of ``state`` (the player to move by default; at the end,
+        player 0): float32 of :attr:`observation_shape`, documented plane by plane in each game's
+        ``write_observation`` kernel. A hidden-information game builds it from the player's view.
+
+        Raises:
+            ValueError: ``player`` is not 0 or 1, or ``state`` is another player's view.
+        """
+        if player is None:
+            player = state.viewer if state.viewer is not None else (0 if state.is_terminal() else state.current_player)
+        if player not in (0, 1) or isinstance(player, bool):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        if state.viewer is not None and state.viewer != player:
+            raise ValueError(f"this is {self.player_names[state.viewer]}'s view: it has no other player's observation")
+        out = np.zeros(int(np.prod(self.observation_shape)), np.float32)
+        self.kernels.write_observation(state.data, player, out)
+        return out.reshape(self.observation_shape)
+
+    @property
+    def start_code(self) -> int:
+        """What ``redraw_start`` needs beyond the state record to draw a new start (an opening
+        rule); 0 where nothing."""
+        return 0
+
+    def _action_moves(self) -> np.ndarray:
+        """The move id of every action, in action order (every move any position can have)."""
+        raise NotImplementedError
+
+    # -- to implement --------------------------------------------------------------------------
+
+    def _init_record(self, record, seed: int | None) -> None:
+        raise NotImplementedError
+
+    def format_move(self, state: "State", move: int) -> str:
+        """The notation of ``move`` (legal in ``state``)."""
+        raise NotImplementedError
+
+    def parse_move(self, state: "State", text: str) -> int:
+        """The move written ``text`` in ``state``; :class:`ValueError` saying why if there is none."""
+        raise NotImplementedError
+
+    #: The colours the players are drawn in (``engines.style``): the pieces' own colours where
+    #: they have them (Black and White), else red and blue.
+    player_colors: ClassVar[tuple[str, str]] = ("red", "blue")
+
+    def render(self, state: "State", *, color: bool = False, unicode: bool = False) -> str:
+        """A drawing of the position for a terminal, coordinates included. Games add keyword
+        options of their own: ``bottom`` (Mancala: the player whose row is drawn at the bottom),
+        ``glyphs`` and ``as_player`` (Dominoes)."""
+        raise NotImplementedError
+
+    def render_for(self, state: "State", player: int, *, color: bool = False, unicode: bool = False, glyphs: bool = False) -> str:
+        """The board as ``player`` sees it at a terminal: from their side, with only what they
+        may see (the games that need it override this; ``glyphs`` asks for game-specific Unicode
+        symbols where a game has them)."""
+        return self.render(state, color=color, unicode=unicode)
+
+    def help_text(self) -> str:
+        """The rules in a few lines and how to write a move (``HELP``, for this variant)."""
+        return wrap_paragraphs(self.HELP)
+
+    def reason_code(self, state: "State", move: Any) -> int:
+        """The kernel's ``illegal_reason`` code for ``move`` in ``state``: 0 exactly when it is
+        legal (codes in :mod:`engines.contract` and the game's kernel module)."""
+        if not isinstance(move, (int, np.integer)) or isinstance(move, bool) or not -(2**63) <= move < 2**63:
+            return contract.REASON_NOT_A_MOVE
+        return int(self.kernels.illegal_reason(state.data, move))
+
+    def illegal_reason(self, state: "State", move: Any) -> str | None:
+        """Why ``move`` is not legal in ``state``, in one line; None when it is legal.
+
+        The rule comes from the kernel (``illegal_reason``, the same code that generates the legal
+        moves); this only puts its code into words.
+        """
+        code = self.reason_code(state, move)
+        if code == contract.LEGAL:
+            return None
+        if code == contract.REASON_GAME_OVER:
+            return f"the game is over: {self.result_text(state)}"
+        if code == contract.REASON_NOT_A_MOVE:
+            return f"move {shown(move)} is not a move id of this game: {self.MOVE_IDS}"
+        return self._reason_words(state, int(move), code)
+
+    #: How the game numbers its moves (for the words of ``REASON_NOT_A_MOVE``).
+    MOVE_IDS: ClassVar[str] = "see the game's kernel module"
+
+    def _reason_words(self, state: "State", move: int, code: int) -> str:
+        """The words for one of the game's own ``illegal_reason`` codes (``move`` is a move id)."""
+        raise NotImplementedError
+
+    def board(self, state: "State") -> dict[str, Any]:
+        """The position as plain data (see :meth:`State.board`)."""
+        terminal = state.is_terminal()
+        return {
+            "game": self.name,
+            "players": list(self.player_names),
+            "to_move": None if terminal else state.current_player,
+            "ply": state.ply,
+            "terminal": terminal,
+            "end_reason": self.end_reason(state),
+            "outcome": state.outcome(),
+            # A player's view cannot know the margin before the end (it hides the other hand).
+            "score": None if state.viewer is not None and not terminal else state.score(),
+            **self._board(state),
+        }
+
+    def _board(self, state: "State") -> dict[str, Any]:
+        """The game's own part of :meth:`board`."""
+        raise NotImplementedError
+
+    def end_reason(self, state: "State") -> str | None:
+        """The rule that ended the game, in a few words (``"two cows"``, ``"ply cap"``); None
+        while the game goes on. :data:`PLY_CAP` names a game stopped by a bound for machines
+        rather than by a rule of the game."""
+        return "end of the game" if state.is_terminal() else None
+
+    def status_line(self, state: "State") -> str:
+        """The last line of a rendering: the result at the end, else who is to move."""
+        if state.is_terminal():
+            return self.result_text(state)
+        return f"{self.player_names[state.current_player]} to move"
+
+    def result_text(self, state: "State") -> str:
+        """One line for a finished game: who won and the score."""
+        outcome = state.outcome()
+        if outcome is None:
+            return "game in progress"
+        head = "draw" if outcome == 0 else f"{self.player_names[0 if outcome > 0 else 1]} wins"
+        return f"{head} (score {state.score():+d} for {self.player_names[0]})"
+
+
+class State:
+    """A position of a game, with the moves that led to it.
+
+    ``state.data`` is the compiled state record (what agents search from); the methods below are
+    for people, notebooks and the arena. Copies are independent.
+
+    Example:
+        >>> from board_arena import engines
+        >>> state = engines.make("kalah").new_initial_state()
+        >>> state.apply("c")       # South sows its third pit and ends in its store: plays again
+        2
+        >>> state.current_player
+        0
+    """
+
+    __slots__ = ("game", "_buf", "seed", "_moves", "custom_start", "viewer")
+
+    def __init__(
+        self,
+        game: Game,
+        buf: np.ndarray,
+        seed: int | None,
+        moves: Sequence[int] = (),
+        custom_start: bool = False,
+        viewer: int | None = None,
+    ):
+        self.game = game
+        self._buf = buf
+        self.seed = seed
+        self._moves = list(moves)
+        #: True for a set-up position (its history does not start at the initial state).
+        self.custom_start = custom_start
+        #: The player whose view this is (hidden-information games), None for the game itself.
+        self.viewer = viewer
+
+    @property
+    def data(self):
+        """The state record (a view into this state's own buffer)."""
+        return self._buf[0]
+
+    @property
+    def buffer(self) -> np.ndarray:
+        """The one-element state array behind :attr:`data`."""
+        return self._buf
+
+    @property
+    def current_player(self) -> int:
+        return int(self.game.kernels.current_player(self.data))
+
+    @property
+    def history(self) -> tuple[int, ...]:
+        """The moves played since the initial state."""
+        return tuple(self._moves)
+
+    @property
+    def ply(self) -> int:
+        return len(self._moves)
+
+    def is_terminal(self) -> bool:
+        return bool(self.game.kernels.is_terminal(self.data))
+
+    def legal_moves(self) -> list[int]:
+        buf = self.game._moves_buffer
+        n = self.game.kernels.legal_moves(self.data, buf)
+        return buf[:n].tolist()
+
+    def legal_move_names(self) -> list[str]:
+        return [self.game.format_move(self, m) for m in self.legal_moves()]
+
+    def is_legal(self, move: int) -> bool:
+        return self.game.reason_code(self, move) == contract.LEGAL
+
+    def parse_move(self, text: str) -> int:
+        """The move written ``text`` (see the game's notation); ValueError saying why if none."""
+        return self.game.parse_move(self, text)
+
+    def format_move(self, move: int) -> str:
+        return self.game.format_move(self, move)
+
+    def apply(self, move: int | str) -> int:
+        """Plays ``move`` (an id or its notation); returns the move id.
+
+        Raises:
+            IllegalMoveError: the move is not legal here (the message says why).
+            ValueError: the notation could not be read.
+        """
+        if isinstance(move, str):
+            move = self.game.parse_move(self, move)
+        elif not isinstance(move, (int, np.integer)) or isinstance(move, bool):
+            raise ValueError(f"a move is an int id or a string in the game's notation, not {shown(move)}")
+        move = int(move)
+        if self.viewer is not None:
+            raise ValueError(
+                f"this is {self.game.player_names[self.viewer]}'s view of the game: apply moves to "
+                "the game's own state (a view does not know the hidden tiles a move may reveal)"
+            )
+        why = self.game.illegal_reason(self, move)
+        if why is not None:
+            raise IllegalMoveError(why)
+        self.game.kernels.apply_move(self.data, move)
+        self._moves.append(move)
+        return move
+
+    def play(self, *moves: int | str) -> "State":
+        """Applies the moves in turn and returns ``self`` (handy in tests and notebooks)."""
+        for move in moves:
+            self.apply(move)
+        return self
+
+    def legal_actions(self) -> list[int]:
+        """The legal moves as action indices (see :meth:`Game.action_of`), in move order."""
+        return self.game.actions_of(self.legal_moves()).tolist()
+
+    def legal_action_mask(self) -> np.ndarray:
+        """bool[num_actions]: True at the legal actions (:meth:`Game.legal_action_mask`)."""
+        return self.game.legal_action_mask(self)
+
+    def observation(self, player: int | None = None) -> np.ndarray:
+        """``player``'s observation tensor (:meth:`Game.observation`)."""
+        return self.game.observation(self, player)
+
+    def outcome(self) -> float | None:
+        """Player 0's result at the end (1 win, 0 draw, -1 loss), None while the game goes on."""
+        if not self.is_terminal():
+            return None
+        return float(self.game.kernels.outcome(self.data))
+
+    def returns(self) -> tuple[float, float]:
+        """Both players' results (0, 0 while the game goes on)."""
+        value = self.outcome() or 0.0
+        return (value, -value)
+
+    @property
+    def winner(self) -> int | None:
+        """0 or 1 once the game is won, None otherwise (draw or not over)."""
+        value = self.outcome()
+        if not value:
+            return None
+        return 0 if value > 0 else 1
+
+    def board(self) -> dict[str, Any]:
+        """The position as plain data (a new dict of lists, ints and strings: JSON as it is, and
+        changing it changes nothing in the game). Every game gives ``game``, ``players`` (the
+        players' names, indexed by player), ``to_move`` (None at the end), ``ply``, ``terminal``,
+        ``end_reason``, ``outcome`` (player 0's result, None while the game goes on) and
+        ``score`` (player 0's margin; None in a player's view of a game that goes on), and its
+        own keys:
+
+        - Mancala: ``pits`` (per player, that player's pits from their left, ``a`` first) and
+          ``stores``;
+        - Morabaraba: ``points`` (the 24 points in board order: 0 White, 1 Black, None empty),
+          ``point_names``, ``cows`` (per player, the points of their cows), ``in_hand``,
+          ``stage`` (per player: ``"placing"``, ``"moving"`` or ``"flying"``), ``blocked_mills``
+          (per player, the mills its next move may not count, under ``no_immediate_remill``),
+          ``plies_without_shot`` and ``three_cow_plies`` (the draw counters), ``ply_cap``;
+        - Konane: ``size``, ``grid`` (rows from the top, as drawn: ``"B"``, ``"W"`` or ``"."``),
+          ``stones`` (per player, the points of their stones), ``captures``, ``opening`` (True
+          while the classic opening's removals are being played);
+        - Dominoes: ``line`` (the tiles from left to right as ``[left, right]`` pips), ``ends``
+          (None before the lead), ``hands`` (per player, their tiles as ``"6-4"``, or None where
+          this state's viewer may not see them), ``hand_counts``, ``boneyard`` (tiles left to
+          draw), ``leader``, ``viewer`` (the player whose view this is, None for the game's
+          state).
+
+        Example:
+            >>> from board_arena import engines
+            >>> board = engines.make("kalah", pits=3, seeds=2).new_initial_state().board()
+            >>> board["pits"], board["stores"], board["to_move"]
+            ([[2, 2, 2], [2, 2, 2]], [0, 0], 0)
+        """
+        return self.game.board(self)
+
+    @property
+    def end_reason(self) -> str | None:
+        """The rule that ended the game in a few words (``"two cows"``, ``"blocked"``,
+        ``"ply cap"``, ...), None while it goes on."""
+        return self.game.end_reason(self)
+
+    def score(self) -> int:
+        """Player 0's margin (store, capture or pip difference)."""
+        return int(self.game.kernels.score(self.data))
+
+    def heuristic(self) -> float:
+        return float(self.game.kernels.heuristic(self.data))
+
+    def hash(self) -> int:
+        return int(self.game.kernels.state_hash(self.data))
+
+    def copy(self) -> "State":
+        return State(self.game, self._buf.copy(), self.seed, self._moves, self.custom_start, self.viewer)
+
+    def view(self, player: int) -> "State":
+        """What ``player`` may know: for a perfect-information game, a copy; otherwise a state
+        whose record is the game's ``observe`` view (hidden parts cleared), which renders for that
+        player, lists their legal moves when they are to move, and has no seed (it would reveal
+        the deal) and no record. Moves are applied to the game's state, not to a view.
+        """
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, not {player!r}")
+        if self.game.perfect_information:
+            return self.copy()
+        if self.viewer is not None and self.viewer != player:
+            raise ValueError(f"this is already {self.game.player_names[self.viewer]}'s view")
+        buf = np.zeros(1, self.game.kernels.STATE_DTYPE)
+        self.game.kernels.observe(self.data, player, buf[0])
+        return State(self.game, buf, None, self._moves, self.custom_start, viewer=player)
+
+    def record(self, **metadata: Any) -> "GameRecord":
+        """The game so far as a record that replays (moves in the game's notation).
+
+        Raises:
+            ValueError: the state comes from a set-up position, which a record cannot replay.
+        """
+        if self.viewer is not None:
+            raise ValueError("a player's view has no record: a record replays the deal, which a view hides")
+        if self.custom_start:
+            raise ValueError("a game from a set-up position has no record: records replay from the start")
+        names = []
+        replay = self.game.new_initial_state(self.seed)
+        for move in self._moves:
+            names.append(self.game.format_move(replay, move))
+            self.game.kernels.apply_move(replay.data, move)
+            replay._moves.append(move)
+        return GameRecord(self.game.name, dict(self.game.params), self.seed, names, dict(metadata))
+
+    def render(self, **options: Any) -> str:
+        return self.game.render(self, **options)
+
+    def __str__(self) -> str:
+        return self.game.render(self)
+
+    def __repr__(self) -> str:
+        return f"<{self.game.name} state, ply {self.ply}, {self.game.player_names[self.current_player]} to move>"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, State)
+            and self.game == other.game
+            and self._buf.tobytes() == other._buf.tobytes()
+        )
+
+    def __hash__(self) -> int:
+        return self.hash()
+
+
+@dataclass
+class GameRecord:
+    """A game as played: variant, seed and moves in the game's notation; it replays.
+
+    Example:
+        >>> from board_arena import engines
+        >>> state = engines.make("kalah").new_initial_state().play("c", "f")
+        >>> record = state.record()
+        >>> record.moves
+        ['c', 'f']
+        >>> engines.GameRecord.from_json(record.to_json()).replay() == state
+        True
+    """
+
+    game: str
+    params: dict[str, Any]
+    seed: int | None
+    moves: list[str]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"game": self.game, "params": self.params, "seed": self.seed, "moves": self.moves, "metadata": self.metadata}
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameRecord":
+        """The record written by :meth:`to_json`.
+
+        Raises:
+            ValueError: the text is not such a record (the message says what is wrong); the
+                game, its parameters and the moves are checked when the record replays.
+        """
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as error:
+            raise ValueError(f"not JSON ({error})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"a game record is a JSON object, not {type(data).__name__}")
+        missing = [key for key in ("game", "params", "seed", "moves") if key not in data]
+        if missing:
+            raise ValueError(f"a game record needs the keys game, params, seed and moves; missing: {', '.join(missing)}")
+        game, params, seed, moves = data["game"], data["params"], data["seed"], data["moves"]
+        metadata = data.get("metadata", {})
+        if not isinstance(game, str):
+            raise ValueError(f"'game' must be a game's name, not {shown(game)}")
+        if not isinstance(params, dict):
+            raise ValueError(f"'params' must be an object of variant parameters, not {shown(params)}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise ValueError(f"'seed' must be an integer or null, not {shown(seed)}")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise ValueError(f"'moves' must be a list of moves in the game's notation, not {shown(moves)}")
+        if not isinstance(metadata, dict):
+            raise ValueError(f"'metadata' must be an object, not {shown(metadata)}")
+        return cls(game, params, seed, moves, metadata)
+
+    def positions(self) -> Iterator[tuple[State, str | None]]:
+        """Yields ``(state, next move)`` for every position, ending with ``(final state, None)``.
+
+        Raises:
+            ValueError: a move of the record is unreadable or illegal (the message gives the ply).
+        """
+        from board_arena.engines.registry import make
+
+        state = make(self.game, **self.params).new_initial_state(self.seed)
+        for ply, text in enumerate(self.moves, start=1):
+            yield state, text
+            state = state.copy()
+            try:
+                state.apply(text)
+            except ValueError as error:
+                raise ValueError(f"record move {ply} ({text!r}): {error}") from None
+        yield state, None
+
+    def replay(self) -> State:
+        """The final position of the record."""
+        for state, _ in self.positions():
+            pass
+        return state

@@ -1,0 +1,108 @@
+"""The Morabaraba board as one readable source: the 24 points and the lines drawn between them.
+
+Every table the kernels use (bit masks of mills, neighbours, the mills through each point) is
+derived here from ``LINES``, so that nothing is typed twice. Points are numbered as in
+``docs/rules.md`` (row by row) and named on the 7x7 grid of that drawing, columns a-g from
+left to right and rows 1-7 from bottom to top (the usual nine men's morris names)::
+
+    7  a7----------d7----------g7        0-----------1-----------2
+       |  \\        |        /  |        |  \\        |        /  |
+    6  |   b6------d6------f6  |        |   3-------4-------5   |
+       |   |  \\    |    /  |   |        |   | \\     |     / |   |
+    5  |   |   c5--d5--e5  |   |        |   |   6---7---8   |   |
+       |   |   |       |   |   |        |   |   |       |   |   |
+    4  a4--b4--c4      e4--f4--g4        9--10--11      12--13--14
+       |   |   |       |   |   |        |   |   |       |   |   |
+    3  |   |   c3--d3--e3  |   |        |   |  15--16--17   |   |
+       |   |  /    |    \\  |   |        |   | /     |     \\ |   |
+    2  |   b2------d2------f2  |        |  18------19------20   |
+       |  /        |        \\  |        | /         |         \\ |
+    1  a1----------d1----------g1       21----------22----------23
+       a   b   c   d   e   f   g
+
+The diagonal lines exist only when ``diagonals`` is on (Morabaraba); nine men's morris has none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+POINT_NAMES = (
+    "a7", "d7", "g7",
+    "b6", "d6", "f6",
+    "c5", "d5", "e5",
+    "a4", "b4", "c4", "e4", "f4", "g4",
+    "c3", "d3", "e3",
+    "b2", "d2", "f2",
+    "a1", "d1", "g1",
+)  # fmt: skip
+POINT_OF = {name: p for p, name in enumerate(POINT_NAMES)}
+N_POINTS = 24
+
+# The lines of the board, each listed point by point along the line: every line is a mill, and
+# two consecutive points of a line are adjacent. The order is that of docs/rules.md, which numbers the
+# mills: rows, then columns, then the four diagonals.
+ROW_LINES = ("a7 d7 g7", "b6 d6 f6", "c5 d5 e5", "a4 b4 c4", "e4 f4 g4", "c3 d3 e3", "b2 d2 f2", "a1 d1 g1")
+COLUMN_LINES = ("a7 a4 a1", "b6 b4 b2", "c5 c4 c3", "d7 d6 d5", "d3 d2 d1", "e5 e4 e3", "f6 f4 f2", "g7 g4 g1")
+DIAGONAL_LINES = ("a7 b6 c5", "g7 f6 e5", "c3 b2 a1", "e3 f2 g1")
+
+
+def _points(line: str) -> tuple[int, int, int]:
+    a, b, c = (POINT_OF[name] for name in line.split())
+    return a, b, c
+
+
+LINES = tuple(_points(line) for line in ROW_LINES + COLUMN_LINES + DIAGONAL_LINES)
+N_MILLS = len(LINES)  # 20; the first 16 are the orthogonal ones
+N_ORTHOGONAL_MILLS = len(ROW_LINES) + len(COLUMN_LINES)
+
+# A mask that no player's cows ever cover: pads the tables of the board without diagonals, so
+# that kernels loop over a fixed number of mills and a padded mill is never complete.
+BB_NEVER = 1 << 63
+
+
+def lines_of(diagonals: bool) -> tuple[tuple[int, int, int], ...]:
+    """The lines (= mills) of the board with or without its diagonals."""
+    return LINES if diagonals else LINES[:N_ORTHOGONAL_MILLS]
+
+
+def neighbours(diagonals: bool) -> list[list[int]]:
+    """Adjacency lists: consecutive points of a line are linked."""
+    adjacent: list[set[int]] = [set() for _ in range(N_POINTS)]
+    for a, b, c in lines_of(diagonals):
+        adjacent[a] |= {b}
+        adjacent[b] |= {a, c}
+        adjacent[c] |= {b}
+    return [sorted(s) for s in adjacent]
+
+
+def _tables(diagonals: bool):
+    lines = lines_of(diagonals)
+    mills = [sum(1 << p for p in line) for line in lines]
+    mills += [BB_NEVER] * (N_MILLS + 1 - len(mills))  # index N_MILLS: "no mill"
+    neighbour_masks = [sum(1 << q for q in qs) for qs in neighbours(diagonals)]
+    # For each point, up to three mills through it: the mill's index and the mask of its two
+    # other points (a move to the point forms the mill iff the mover holds both).
+    mill_ids = [[N_MILLS] * 3 for _ in range(N_POINTS)]
+    partners = [[BB_NEVER] * 3 for _ in range(N_POINTS)]
+    for m, line in enumerate(lines):
+        for p in line:
+            k = mill_ids[p].index(N_MILLS)
+            mill_ids[p][k] = m
+            partners[p][k] = mills[m] & ~(1 << p)
+    return mills, neighbour_masks, mill_ids, partners
+
+
+_BOTH = [_tables(False), _tables(True)]
+# Indexed by [diagonals (0 or 1), ...]:
+MILL_MASKS = np.array([t[0] for t in _BOTH], dtype=np.uint64)  # uint64[2, 21], 20 = none
+NEIGHBOUR_MASKS = np.array([t[1] for t in _BOTH], dtype=np.uint64)  # uint64[2, 24]
+POINT_MILLS = np.array([t[2] for t in _BOTH], dtype=np.int64)  # int64[2, 24, 3], 20 = none
+MILL_PARTNERS = np.array([t[3] for t in _BOTH], dtype=np.uint64)  # uint64[2, 24, 3]
+BIT = np.array([1 << p for p in range(N_POINTS)], dtype=np.uint64)  # uint64[24]
+BB_ALL = (1 << N_POINTS) - 1
+
+
+def mill_name(m: int) -> str:
+    """A mill written by its points along the line, e.g. ``a7-d7-g7``."""
+    return "-".join(POINT_NAMES[p] for p in LINES[m])

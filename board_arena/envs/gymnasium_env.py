@@ -1,0 +1,132 @@
+"""Gymnasium single-agent environments: one seat of a game against an agent of the registry
+(needs the ``rl`` extra). Importing this module registers ``board-arena/<game>-v0`` for every
+preset:
+
+    >>> import gymnasium as gym
+    >>> import board_arena.envs.gymnasium_env  # registers the ids
+    >>> env = gym.make("board-arena/kalah-v0", opponent="mcts:iterations=50")
+    >>> obs, info = env.reset(seed=0)
+    >>> obs.shape, info["action_mask"].tolist()
+    ((2, 7), [1, 1, 1, 1, 1, 1])
+    >>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].argmax()))
+
+The observation is the game's tensor from the learner's side (Dominoes: from the learner's view
+only); ``info["action_mask"]`` (int8) marks the legal actions. The opponent (any agent spec,
+``"random"`` by default) moves in between; it is seeded from ``reset``'s seed, as is the start.
+The reward is the learner's result at the end (1 / 0 / -1), else 0; a game stopped by
+Morabaraba's ply cap is truncated. An illegal action ends the episode as a loss (reward -1,
+``info["illegal_action"]``: an environment checker steps with unmasked samples), or raises
+:class:`envs.IllegalActionError` with ``illegal="raise"``.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from board_arena import agents, engines
+from board_arena.engines.game import PLY_CAP, State
+from board_arena.envs.batched import OBS_HIGH, OBS_LOW, IllegalActionError
+
+__all__ = ["BoardArenaEnv", "register_all"]
+
+
+class BoardArenaEnv(gym.Env):
+    """One seat (``seat`` 0 or 1) of ``game`` against ``opponent`` (an agent spec).
+
+    Raises:
+        ValueError: unknown game, parameter, agent spec, seat or ``illegal`` rule, or an opponent
+            that cannot play the game (a full-state search in a hidden-information game).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, game: str = "kalah", opponent: str = "random", seat: int = 0,
+                 illegal: str = "lose", render_mode: str | None = None, **params):
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, not {seat!r}")
+        if illegal not in ("lose", "raise"):
+            raise ValueError(f"illegal must be 'lose' or 'raise', not {illegal!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.game = engines.make(game, **params)
+        self.opponent_spec = opponent
+        self.opponent = agents.make_agent(opponent, seed=0)
+        self.opponent.check_game(self.game)
+        self.seat = seat
+        self.illegal = illegal
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, self.game.observation_shape, np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.state: State | None = None
+
+    @property
+    def _game(self) -> State:
+        """The game being played (an error before the first ``reset``)."""
+        if self.state is None:
+            raise ValueError("no episode yet: call reset() first")
+        return self.state
+
+    def _info(self, **extra) -> dict:
+        mask = np.zeros(self.game.num_actions, np.int8)
+        if not self._game.is_terminal():
+            mask[self._game.legal_action_mask()] = 1
+        return {"action_mask": mask, **extra}
+
+    def _opponent_moves(self) -> None:
+        state = self._game
+        while not state.is_terminal() and state.current_player != self.seat:
+            mover = state.current_player
+            state.apply(self.opponent.select_move(self.opponent.observe(state, mover)))
+
+    def _result(self) -> tuple[float, bool, bool]:
+        if not self._game.is_terminal():
+            return 0.0, False, False
+        reward = float(self._game.returns()[self.seat])
+        truncated = self._game.end_reason == PLY_CAP
+        return reward, not truncated, truncated
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        start_seed, agent_seed = (int(x) for x in self.np_random.integers(2**62, size=2))
+        self.opponent = agents.make_agent(self.opponent_spec, seed=agent_seed)
+        self.opponent.reset()
+        self.state = self.game.new_initial_state(start_seed)
+        self._opponent_moves()  # the opponent opens when it has the first move
+        # A game the opponent ends before the learner's first move cannot happen in these games
+        # (every game gives both players a move), but a set-up rule could: then reset again.
+        if self._game.is_terminal():
+            return self.reset()
+        return self.game.observation(self._game, self.seat), self._info()
+
+    def step(self, action):
+        if self.state is None or self._game.is_terminal():
+            raise ValueError("the episode is over: call reset() first")
+        legal = self._game.legal_action_mask()
+        if not (isinstance(action, (int, np.integer)) and 0 <= int(action) < len(legal) and legal[int(action)]):
+            if self.illegal == "raise":
+                raise IllegalActionError(f"action {action!r} is not legal; legal actions: {self._game.legal_actions()}")
+            obs = self.game.observation(self._game, self.seat)
+            self.state = self._game.copy()
+            return obs, -1.0, True, False, {"action_mask": np.zeros(self.game.num_actions, np.int8), "illegal_action": True}
+        self._game.apply(self.game.move_of(int(action)))
+        self._opponent_moves()
+        reward, terminated, truncated = self._result()
+        return self.game.observation(self._game, self.seat), reward, terminated, truncated, self._info()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return self._game.render()
+        return None
+
+
+def register_all() -> None:
+    """Registers ``board-arena/<preset>-v0`` for every preset (done once at import)."""
+    for name in engines.available_games():
+        env_id = f"board-arena/{name}-v0"
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point="board_arena.envs.gymnasium_env:BoardArenaEnv", kwargs={"game": name})
+
+
+register_all()
