@@ -177,16 +177,6 @@ def _agent_specs(args) -> list[str]:
     return specs
 
 
-def _game_params(args) -> dict[str, str]:
-    params = {}
-    for item in args.param:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--param takes NAME=VALUE, e.g. --param pits=5, not {item!r}")
-        params[key.strip()] = value.strip()
-    return params
-
-
 def _report(run, anchor, write_plots=True) -> None:
     from board_arena.arena.report import write_report
 
@@ -194,7 +184,7 @@ def _report(run, anchor, write_plots=True) -> None:
 
 
 def _cmd_run(args) -> int:
-    from board_arena.arena.settings import TournamentSettings
+    from board_arena.arena.settings import TournamentSettings, parse_param_options
     from board_arena.arena.strength import strength_options
     from board_arena.arena.tournament import run_tournament
 
@@ -214,7 +204,7 @@ def _cmd_run(args) -> int:
     settings = TournamentSettings.create(
         args.game,
         _agent_specs(args),
-        game_params=_game_params(args),
+        game_params=parse_param_options(args.param),
         games=args.games,
         seed=args.seed,
         move_time=args.move_time,

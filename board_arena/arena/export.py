@@ -39,6 +39,7 @@ from typing import Iterable, TextIO
 
 from board_arena import engines
 from board_arena.agents.base import format_value
+from board_arena.arena.tournament import load_run
 
 __all__ = ["TextRecord", "format_game", "write_games", "read_records", "export_run", "RESULT_TEXT"]
 
@@ -111,8 +112,6 @@ def export_run(out_dir: str, out: str | None = None) -> tuple[str, int]:
     Raises:
         ValueError: no run in ``out_dir``, or ``out`` cannot be written.
     """
-    from board_arena.arena.tournament import load_run
-
     run = load_run(out_dir)
     path = out or os.path.join(out_dir, EXPORT_NAME)
     if path == "-":

@@ -19,7 +19,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from board_arena.arena.ratings import Ratings, rating_history
-from board_arena.arena.report import describe_settings
 from board_arena.arena.settings import TournamentSettings
 from board_arena.arena.store import GameResult
 
@@ -45,7 +44,7 @@ def _axes(ax, figsize) -> tuple[Figure, object]:
 
 
 def _title(settings: TournamentSettings, n_games: int) -> str:
-    return f"{describe_settings(settings)}\n{n_games} games played"
+    return f"{settings.describe()}\n{n_games} games played"
 
 
 def plot_elo(settings, ratings: Ratings, n_games: int, path: str | None = None, ax=None) -> Figure:

@@ -6,22 +6,28 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
 
 tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
 
 from board_arena import engines
+from board_arena.arena.cluster import RayPool
 from board_arena.arena.movelog import MOVE_COLUMNS, move_rows
-from board_arena.arena.pool import LocalPool, ignoring_interrupts
+from board_arena.arena.pool import (
+    InlinePool,
+    ProcessPool,
+    WorkerPool,
+    ignoring_interrupts,
+)
 from board_arena.arena.ratings import Ratings, fit_ratings, rating_history
-from board_arena.arena.settings import TournamentSettings
+from board_arena.arena.report import write_report
+from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.sprt import SprtWatch
 from board_arena.arena.store import GameResult, RunLock, RunStore
-from board_arena.arena.worker import play_scheduled_game, warm_up_agents
 
-__all__ = ["run_tournament", "load_run", "Run", "rating_results"]
+__all__ = ["run_tournament", "load_run", "make_pool", "Run", "rating_results"]
 
 
 def rating_results(games: list[GameResult]) -> list[tuple[str, str, float]]:
@@ -51,8 +57,8 @@ class Run:
     out_dir: str
     settings: TournamentSettings
     games: list[GameResult]
-    #: Kernels compiled by worker processes after their warm-up, during this call (expected 0;
-    #: None when no worker process ran).
+    #: Kernels compiled by the workers (at concurrency 1, this process) after their warm-up,
+    #: during this call (expected 0; None when no game was played).
     worker_compilations: int | None = None
 
     def __repr__(self) -> str:
@@ -109,8 +115,6 @@ class Run:
     def write_report(self, anchor: str | None = None, plots: bool = True) -> str:
         """Writes the plots into the run's folder and returns the report, as ``arena report``
         prints it (see :func:`arena.report.write_report`)."""
-        from board_arena.arena.report import write_report
-
         return write_report(self, anchor, plots)
 
     def to_dataframe(self):
@@ -187,6 +191,21 @@ class _Tally:
         return ", ".join(f"{n} {100 * points[n] / max(played[n], 1):.0f}%" for n in best)
 
 
+def make_pool(settings: TournamentSettings, concurrency: int | None = None, cluster: str | None = None) -> WorkerPool:
+    """The worker pool that plays a run's games: on Ray when ``cluster`` is given (``"ray"``,
+    ``"auto"`` or ``"ray://HOST:PORT"``; ``concurrency`` Ray workers, default one per CPU of the
+    cluster), else in this process for ``concurrency`` 1 and on worker processes otherwise
+    (default: one per core).
+
+    Raises:
+        ValueError: a ``concurrency`` below 1, or a malformed ``cluster``.
+    """
+    if cluster is not None:
+        return RayPool(settings, concurrency, where=cluster)
+    concurrency = concurrency or os.cpu_count() or 1
+    return InlinePool(settings) if concurrency == 1 else ProcessPool(settings, concurrency)
+
+
 def run_tournament(
     settings: TournamentSettings,
     out_dir: str | None = None,
@@ -202,50 +221,49 @@ def run_tournament(
     settings only, not on ``concurrency`` (each game has its own seeds), nor on where they are
     played.
 
-    ``cluster`` plays the games on Ray (see :mod:`arena.cluster`): ``"ray"`` starts a Ray instance
-    on this machine, ``"auto"`` joins this machine's cluster, ``"ray://HOST:PORT"`` a remote one;
-    ``concurrency`` is then the number of Ray workers (default: the cluster's CPUs).
+    Args:
+        settings: the tournament.
+        out_dir: the run folder (default :meth:`TournamentSettings.default_out_dir`).
+        concurrency: games played at once (default: the cores here, or the CPUs of the cluster).
+        progress: show a progress bar (on standard error).
+        on_result: called with each game once it is stored.
+        cluster: play the games on Ray (see :mod:`arena.cluster`): ``"ray"`` starts a Ray
+            instance on this machine, ``"auto"`` joins this machine's cluster,
+            ``"ray://HOST:PORT"`` a remote one.
 
     Raises:
-        ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable ``cluster``,
-            or Ray not installed.
+        ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable
+            ``cluster``, or Ray not installed; ``concurrency`` below 1.
+        arena.pool.WorkerLost: workers kept dying (the games finished are stored).
     """
     out_dir = out_dir or settings.default_out_dir()
-    if cluster is None and not concurrency:
-        concurrency = os.cpu_count() or 1
-    if concurrency is not None and concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
-    ray_pool = None
-    if cluster is not None:  # joined before the run folder is made: a bad address leaves nothing
-        from board_arena.arena.cluster import RayPool, parse_cluster
-
-        ray_pool = RayPool(parse_cluster(cluster))
-        ray_pool.connect()
-    try:
+    # Joined before the run folder is made: a bad cluster address leaves nothing behind. The
+    # pool plays the stored settings: they are these (RunStore.open refuses any other run).
+    with make_pool(settings, concurrency, cluster) as pool:
         with RunLock(out_dir):
             store = RunStore(out_dir)
             try:
-                settings = store.open(settings)
-                compilations = _play_missing(settings, store, concurrency, progress, on_result, ray_pool)
+                store.open(settings)
+                compilations = _play_missing(pool, store, progress, on_result)
             finally:
                 store.close()
-    finally:
-        if ray_pool is not None:
-            ray_pool.close()
     run = load_run(out_dir)
     run.worker_compilations = compilations
     return run
 
 
-def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=None) -> int | None:
-    """Plays the games not yet stored, storing each as it comes back (this process is the only
-    writer); returns the kernels compiled by worker processes after their warm-up (None when the
-    games were played here)."""
+def _play_missing(
+    pool: WorkerPool, store: RunStore, progress: bool, on_result: Callable[[GameResult], None] | None
+) -> int | None:
+    """Plays the games not yet stored on ``pool``, storing each as it comes back (this process is
+    the only writer); returns the kernels compiled by the workers after their warm-up (None when
+    no game was played)."""
+    settings = pool.settings
     done = store.finished_ids()
     remaining = settings.total_games - sum(1 for i in done if i < settings.total_games)
     if remaining <= 0:
         return None
-    todo = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
+    todo: Iterable[ScheduledGame] = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
     # An SPRT (arena.sprt) ends the schedule once it decides: no new game is handed out, and the
     # games in flight finish and are stored.
     watch = SprtWatch.for_run(settings, store.games())
@@ -253,12 +271,9 @@ def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=No
         if watch.decision:
             return None
         todo = watch.until_decided(todo)
-    game = settings.make_game()
-    # Compile (or load) every kernel once, before the progress bar and any clock start; forked
-    # workers inherit the machine code, spawned ones load it from the cache. (Ray actors warm up
-    # on their own nodes, at the same time as each other.)
-    if ray_pool is None:
-        warm_up_agents(settings, game)
+    # Compile (or load) every kernel before the progress bar and any clock start (the local
+    # backends, here; Ray actors warm up on their own nodes, at the same time as each other).
+    pool.prepare()
     tally = _Tally(settings, store.games())
     bar = tqdm(
         total=settings.total_games,
@@ -288,29 +303,14 @@ def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=No
         pending.clear()
         last_commit = time.monotonic()
 
-    def record(result: GameResult) -> None:
-        pending.append(result)
-        if watch is not None:
-            watch.add(result)
-        if time.monotonic() - last_commit >= COMMIT_SECONDS:
-            commit()
-
     try:
-        if ray_pool is not None:
-            for result in ray_pool.play(settings, todo, min(concurrency, remaining) if concurrency else None):
-                record(result)
-            return ray_pool.compilations
-        if min(concurrency, remaining) == 1:
-            for scheduled in todo:
-                record(play_scheduled_game(settings, scheduled, game))
-            return None
-        pool = LocalPool(settings, min(concurrency, remaining))  # more would warm up for nothing
-        try:
-            for result in pool.play(todo):
-                record(result)
-        finally:
-            compilations = pool.compilations
-        return compilations
+        for result in pool.play(todo):
+            pending.append(result)
+            if watch is not None:
+                watch.add(result)
+            if time.monotonic() - last_commit >= COMMIT_SECONDS:
+                commit()
+        return pool.compilations
     finally:
         with ignoring_interrupts():
             commit()
