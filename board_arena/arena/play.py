@@ -49,7 +49,8 @@ help, quit."""
 DEFAULT_OPPONENTS = {True: "alphabeta:time=1", False: "ismcts:time=1"}  # by perfect information
 
 
-def add_play_parser(commands) -> None:
+def add_play_parser(commands: argparse._SubParsersAction) -> None:
+    """The ``play`` command and its options."""
     play = commands.add_parser(
         "play",
         help="play against an agent in the terminal",
@@ -296,7 +297,7 @@ def _check_writable(path: str) -> None:
         raise ValueError(f"cannot write the game record to {path}: {error.strerror or error}") from None
 
 
-def cmd_play(args) -> int:
+def cmd_play(args: argparse.Namespace) -> int:
     """The ``arena play`` command (errors raise ValueError, reported by the caller)."""
     name, raw = parse_game_spec(args.game)
     game = engines.make(name, **{**raw, **parse_param_options(args.param)})

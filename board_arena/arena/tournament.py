@@ -6,7 +6,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
 
@@ -26,6 +26,9 @@ from board_arena.arena.report import write_report
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.sprt import SprtWatch
 from board_arena.arena.store import GameResult, RunLock, RunStore
+
+if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
+    import pandas
 
 __all__ = ["run_tournament", "load_run", "make_pool", "Run", "rating_results"]
 
@@ -68,12 +71,12 @@ class Run:
             f"{len(self.games):,} of {self.settings.total_games:,} games played; {self.out_dir}>"
         )
 
-    def records(self) -> list[dict]:
+    def records(self) -> list[dict[str, Any]]:
         """The games as plain dicts (one per game, the database's columns but the per-move log,
         which :meth:`moves` gives)."""
         return [{**{k: v for k, v in vars(g).items() if k != "searches"}, "moves": list(g.moves)} for g in self.games]
 
-    def moves(self) -> list[dict]:
+    def moves(self) -> list[dict[str, Any]]:
         """Every ply of every stored game with what the mover's search reported, as plain dicts:
         ``game_id, ply, seat, agent, move, opening, value, exact, depth, nodes, simulations,
         seconds`` (the ``moves`` view of the database; see :mod:`arena.movelog`). Fields a search
@@ -82,7 +85,7 @@ class Run:
         """
         return move_rows(self.games, self.searches())
 
-    def searches(self, game_ids: list[int] | None = None) -> dict[int, list | None]:
+    def searches(self, game_ids: list[int] | None = None) -> dict[int, list[list[Any]] | None]:
         """The per-move logs (see :mod:`arena.movelog`) of the games (or of ``game_ids``), by id,
         read from the run's database (a game just played carries its own)."""
         chosen = None if game_ids is None else set(game_ids)
@@ -99,15 +102,19 @@ class Run:
             logs.update((i, stored.get(i)) for i in missing)
         return logs
 
-    def moves_dataframe(self):
-        """:meth:`moves` as a pandas DataFrame (needs ``pip install pandas``)."""
-        try:
+    def moves_dataframe(self) -> pandas.DataFrame:
+        """:meth:`moves` as a pandas DataFrame (needs ``pip install pandas``).
+
+        Raises:
+            ImportError: pandas is not installed.
+        """
+        try:  # an optional library, and a heavy import: here only
             import pandas
         except ImportError:
             raise ImportError("moves_dataframe needs pandas: pip install pandas (moves() needs nothing)") from None
         return pandas.DataFrame(self.moves(), columns=list(MOVE_COLUMNS))
 
-    def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict]:
+    def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict[str, Any]]:
         """The ratings refitted on growing prefixes of the games in schedule order: rows
         ``{"games", "agent", "elo", "low", "high"}`` (see :func:`arena.ratings.rating_history`)."""
         return rating_history(rating_results(sorted(self.games, key=lambda g: g.id)), list(self.settings.labels), anchor, points, intervals)
@@ -117,9 +124,13 @@ class Run:
         prints it (see :func:`arena.report.write_report`)."""
         return write_report(self, anchor, plots)
 
-    def to_dataframe(self):
-        """The games as a pandas DataFrame (needs ``pip install pandas``)."""
-        try:
+    def to_dataframe(self) -> pandas.DataFrame:
+        """The games as a pandas DataFrame (needs ``pip install pandas``).
+
+        Raises:
+            ImportError: pandas is not installed.
+        """
+        try:  # an optional library, and a heavy import: here only
             import pandas
         except ImportError:
             raise ImportError("to_dataframe needs pandas: pip install pandas (records() needs nothing)") from None
@@ -170,7 +181,7 @@ class _Tally:
     """Running points per agent, for the progress bar (kept incrementally: a run may hold a
     million games)."""
 
-    def __init__(self, settings: TournamentSettings, games):
+    def __init__(self, settings: TournamentSettings, games: Iterable[GameResult]):
         self.labels = settings.labels
         self.points = dict.fromkeys(self.labels, 0.0)
         self.played = dict.fromkeys(self.labels, 0)
