@@ -216,6 +216,7 @@ def test_the_same_seed_and_openings_give_the_same_games_at_any_concurrency(tmp_p
     one = run_tournament(settings, str(tmp_path / "one"), concurrency=1, progress=False)
     two = run_tournament(settings, str(tmp_path / "two"), concurrency=2, progress=False)
     assert [g.moves for g in one.games] == [g.moves for g in two.games]
+    assert one.worker_compilations == two.worker_compilations == 0, "warm workers compile nothing, openings included"
     assert all(opening_length(settings, g) == 2 for g in one.games)
     # Openings differ between pairs (a tiny game has few, so most, not all).
     assert len({tuple(g.moves[:2]) for g in one.games}) > 1

@@ -48,6 +48,7 @@ from board_arena.arena.worker import (
     GamePlayer,
     start_worker_process,
     warm_up_agents,
+    warm_up_game,
 )
 
 __all__ = ["WorkerPool", "InlinePool", "ProcessPool", "WorkerLost", "WorkerDied", "BatchDone", "READY", "ignoring_interrupts"]
@@ -423,7 +424,9 @@ class ProcessPool(WorkerPool):
 
     def prepare(self) -> None:
         # Forked workers inherit the machine code; spawned ones load it from the cache.
-        warm_up_agents(self.settings, self.settings.make_game())
+        game = self.settings.make_game()
+        warm_up_agents(self.settings, game)
+        warm_up_game(game)
 
     def capacity(self) -> int:
         return self.concurrency or multiprocessing.cpu_count()

@@ -12,6 +12,7 @@ import sys
 import time
 from collections import OrderedDict
 
+import numpy as np
 from numba.core import event as numba_event
 
 from board_arena import agents, engines
@@ -20,7 +21,7 @@ from board_arena.arena.movelog import logging_moves, opening_entries, search_ent
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
 
-__all__ = ["GamePlayer", "play_scheduled_game", "warm_up_agents", "start_worker_process"]
+__all__ = ["GamePlayer", "play_scheduled_game", "warm_up_agents", "warm_up_game", "start_worker_process"]
 
 #: Agents a player keeps at most (the least recently used goes first): every agent of a round
 #: robin of up to this many, while a larger one keeps its memory bounded (an alpha-beta holds a
@@ -52,6 +53,7 @@ class GamePlayer:
         self._agents: OrderedDict[int, agents.Agent] = OrderedDict()  # by index in settings.agents
         if warm_up:
             warm_up_agents(settings, self.game)
+            warm_up_game(self.game)
 
     def _agent(self, index: int, seed: int) -> agents.Agent:
         """Agent ``index`` of the settings, reset with ``seed``."""
@@ -149,6 +151,25 @@ def warm_up_agents(settings: TournamentSettings, game: engines.Game) -> None:
             agents.make_agent(spec).warm_up(game)
         except Exception:
             pass
+
+
+def warm_up_game(game: engines.Game) -> None:
+    """Compiles (or loads) the game's own kernels that a player calls around the agents' moves
+    (legal moves, the legality check, notation both ways, views, the result), by one random game
+    played the way :meth:`GamePlayer.play` and the openings play."""
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state(0)
+    while not state.is_terminal():
+        if not game.perfect_information:
+            state.view(state.current_player)
+        moves = state.legal_moves()
+        move = int(moves[rng.integers(len(moves))])
+        game.illegal_reason(state, move)
+        state.parse_move(game.format_move(state, move))
+        state.copy().apply_legal(move)
+        state.apply_legal(move)
+    state.outcome()
+    state.score()
 
 
 class CompileCounter(numba_event.Listener):
