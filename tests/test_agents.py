@@ -121,6 +121,7 @@ def searched_game(game, seats, start):
         ("dominoes", "cheat:nodes=500,table_mb=0.25"),
     ],
 )
+@pytest.mark.usefixtures("forget_plugins")
 def test_a_reused_agent_reset_with_a_seed_plays_as_a_fresh_agent_of_that_seed(game_spec, spec):
     """The arena keeps one agent per worker and spec and resets it before each game: every move
     and every figure its searches report must be those of fresh agents with the same seeds."""

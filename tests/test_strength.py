@@ -27,19 +27,8 @@ OPENSPIEL_ADAPTER = os.path.join(ROOT, "experiments", "plugins", "openspiel_mcts
 TINY = "kalah:pits=3,seeds=2"
 
 
-@pytest.fixture(autouse=True)
-def forget_plugins():
-    """Each test's plugins leave the registry as it was (other tests list the built-in agents)."""
-    from board_arena.agents import base, plugins
-
-    registry, loaded = dict(base._AGENTS), dict(plugins._LOADED)
-    yield
-    base._AGENTS.clear()
-    base._AGENTS.update(registry)
-    plugins._LOADED.clear()
-    plugins._LOADED.update(loaded)
-    for name in [m for m in sys.modules if m.startswith("board_arena_plugin_")]:
-        del sys.modules[name]
+# Each test's plugins leave the registry as it was (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("forget_plugins")
 
 
 # -- SPRT ------------------------------------------------------------------------------------------
