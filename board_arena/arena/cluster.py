@@ -267,6 +267,7 @@ class RayPool(WorkerPool):
         return [by_ref[ref] for ref in ready]
 
     def _receive(self, slot: Slot) -> Iterator[Message]:
+        # Ray is an optional extra: its modules are imported only once a pool is open.
         from ray.exceptions import RayActorError, RayTaskError, WorkerCrashedError
 
         ray, actor = self._ray, slot.handle

@@ -42,7 +42,8 @@ class GamePlayer:
         >>> from board_arena import arena
         >>> settings = arena.TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2)
         >>> player = GamePlayer(settings)
-        >>> [player.play(g).plies for g in settings.schedule()] == [player.play(g).plies for g in settings.schedule()]
+        >>> first = [player.play(g).moves for g in settings.schedule()]
+        >>> first == [player.play(g).moves for g in settings.schedule()]  # the same agents, reset
         True
     """
 
