@@ -30,12 +30,11 @@ import sqlite3
 from typing import TYPE_CHECKING, Any, Iterable
 
 from board_arena.agents import SearchInfo
-from board_arena.engines import Game
 
 if TYPE_CHECKING:  # annotations only: store imports this module
     from board_arena.arena.store import GameResult
 
-__all__ = ["SEARCH_FIELDS", "MOVE_COLUMNS", "logging_moves", "search_entry", "opening_entries", "move_rows", "search_note", "add_moves_view"]
+__all__ = ["SEARCH_FIELDS", "MOVE_COLUMNS", "logging_moves", "search_entry", "opening_entry", "move_rows", "search_note", "add_moves_view"]
 
 #: The fields of a search, in the order of a log entry after the seat.
 SEARCH_FIELDS = ("value", "exact", "depth", "nodes", "simulations", "seconds")
@@ -67,17 +66,9 @@ def search_entry(seat: int, info: SearchInfo | None) -> list[Any]:
     ]
 
 
-def opening_entries(game: Game, game_seed: int, names: list[str]) -> list[list[Any]]:
-    """The log entries (``[seat]``) of moves played before the agents took over (an opening),
-    replayed from the start to know who moved."""
-    if not names:
-        return []
-    state = game.new_initial_state(game_seed)
-    entries = []
-    for name in names:
-        entries.append([state.current_player])
-        state.apply(name)
-    return entries
+def opening_entry(seat: int) -> list[Any]:
+    """The log entry of a move that no agent chose (a ply of an opening), played by ``seat``."""
+    return [seat]
 
 
 def move_rows(games: Iterable[GameResult], searches: dict[int, list[list[Any]] | None] | None = None) -> list[dict[str, Any]]:

@@ -142,18 +142,19 @@ class Openings:
 
     # -- playing ----------------------------------------------------------------------------
 
-    def play(self, state: State, pair: int, seed: int) -> list[str]:
+    def play(self, state: State, pair: int, seed: int) -> list[tuple[int, str]]:
         """Plays the opening of ``pair`` (the two games of a seat-swapped pair share it) on
-        ``state``, a game's start, and returns its moves in notation. A random opening draws from
-        ``seed``, and avoids a ply that would end the game while another exists."""
+        ``state``, a game's start; returns its plies as (the player who moved, the move in
+        notation). A random opening draws from ``seed``, and avoids a ply that would end the game
+        while another exists."""
         if self.random_plies:
             return _random_opening(state, self.random_plies, seed)
-        names = []
+        plies = []
         for token in self._tokens[pair % len(self._tokens)]:
             move = state.parse_move(token)
-            names.append(state.format_move(move))
+            plies.append((state.current_player, state.format_move(move)))
             state.apply(move)
-        return names
+        return plies
 
     def plies(self, pair: int) -> int:
         """How many plies the opening of ``pair`` has (a random one: fewer when the game ends
@@ -248,10 +249,11 @@ def read_openings_file(game: Game, path: str, plies: int | None = None) -> list[
     return sequences
 
 
-def _random_opening(state: State, plies: int, seed: int) -> list[str]:
-    """Plays ``plies`` uniformly random legal moves from ``seed``; returns their notation."""
+def _random_opening(state: State, plies: int, seed: int) -> list[tuple[int, str]]:
+    """Plays ``plies`` uniformly random legal moves from ``seed``; returns (the player who moved,
+    the move in notation) for each."""
     rng = np.random.default_rng(seed)
-    names: list[str] = []
+    played: list[tuple[int, str]] = []
     for _ in range(plies):
         if state.is_terminal():
             break
@@ -264,9 +266,9 @@ def _random_opening(state: State, plies: int, seed: int) -> list[str]:
             if not child.is_terminal():
                 chosen = move
                 break
-        names.append(state.format_move(chosen))
+        played.append((state.current_player, state.format_move(chosen)))
         state.apply_legal(chosen)
-    return names
+    return played
 
 
 def opening_length(settings: TournamentSettings, result: GameResult) -> int:

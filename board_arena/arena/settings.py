@@ -290,9 +290,10 @@ class TournamentSettings:
         round_ = game_id // len(self.pairings)
         return round_ // 2 if self.swap else round_
 
-    def start_position(self, scheduled: ScheduledGame, game: engines.Game) -> tuple[engines.State, list[str]]:
+    def start_position(self, scheduled: ScheduledGame, game: engines.Game) -> tuple[engines.State, list[tuple[int, str]]]:
         """The state a scheduled game starts from, after its opening (arena.openings), and the
-        opening's moves in notation; ``game`` is :meth:`make_game`'s."""
+        opening's plies as (the player who moved, the move in notation); ``game`` is
+        :meth:`make_game`'s."""
         state = game.new_initial_state(scheduled.game_seed)
         if self.openings is None:
             return state, []

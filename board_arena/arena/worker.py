@@ -17,7 +17,7 @@ from numba.core import event as numba_event
 
 from board_arena import agents, engines
 from board_arena.agents.plugins import load_entry_points, load_plugins
-from board_arena.arena.movelog import logging_moves, opening_entries, search_entry
+from board_arena.arena.movelog import logging_moves, opening_entry, search_entry
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
 
@@ -80,14 +80,15 @@ class GamePlayer:
         specs = [settings.agents[scheduled.players[seat]] for seat in (0, 1)]
         seats = [self._agent(scheduled.players[seat], scheduled.agent_seeds[seat]) for seat in (0, 1)]
         # The opening (arena.openings) is played before the agents take over, and is part of the moves.
-        state, names = settings.start_position(scheduled, game)
+        state, opening = settings.start_position(scheduled, game)
+        names = [name for _, name in opening]
         thinking = [0.0, 0.0]
         chosen = [0, 0]
         end_reason = "rules"
         result: float | None = None  # seat 0's, once the game is lost by a failure or over
         # What each search reported, one entry per ply (arena.movelog); moves played before the
         # agents took over (an opening) have none.
-        searches = opening_entries(game, scheduled.game_seed, names) if logging_moves() else None
+        searches = [opening_entry(seat) for seat, _ in opening] if logging_moves() else None
         while not state.is_terminal():
             mover = state.current_player
             agent = seats[mover]
