@@ -163,7 +163,9 @@ class Agent:
 
         The arena makes one agent per worker and spec and resets it before each game, rather
         than making two agents per game (an alpha-beta allocates its table once). A subclass that
-        keeps anything between moves clears it in an override that calls ``super().reset(seed)``.
+        keeps anything between moves clears it in an override that calls ``super().reset(seed)``
+        (``__init__`` ends with ``reset(seed)``, after ``_check_params``: a fresh agent is a reset
+        one, so the override also sets that state up).
 
         Example:
             >>> from board_arena import agents, engines
