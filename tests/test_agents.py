@@ -1,6 +1,8 @@
 """Agents: spec syntax, reproducibility, alpha-beta against the minimax reference on every
 perfect-information game, exact solutions of small Kalah games, tactics, and strength."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -83,6 +85,75 @@ def test_the_same_seed_plays_the_same_game(spec):
     assert play(5) == play(5)
     if spec != "minimax:depth=2":  # a deterministic search may repeat itself across seeds
         assert len({play(s) for s in range(4)}) > 1
+
+
+SCORE_GREEDY = str(Path(__file__).resolve().parent.parent / "experiments" / "plugins" / "score_greedy.py")
+
+
+def searched_game(game, seats, start):
+    """A game from start seed ``start``: (move, what the search reported) per ply."""
+    state = game.new_initial_state(start)
+    plies = []
+    while not state.is_terminal():
+        mover = state.current_player
+        move = seats[mover].select_move(seats[mover].observe(state, mover))
+        info = seats[mover].last_search
+        plies.append((move, info.value, info.exact, info.depth, info.nodes, info.simulations, info.margin))
+        state.apply(move)
+    return plies
+
+
+@pytest.mark.parametrize(
+    "game_spec, spec",
+    [
+        ("kalah:pits=4,seeds=3", "random"),
+        ("kalah:pits=4,seeds=3", "greedy"),
+        ("kalah:pits=4,seeds=3", "minimax:depth=2"),
+        ("kalah:pits=4,seeds=3", "alphabeta:depth=5"),
+        ("kalah:pits=4,seeds=3", "alphabeta:nodes=2000,table_mb=0.25"),
+        ("kalah:pits=3,seeds=2", "alphabeta:solve=true,table_mb=1"),
+        ("kalah:pits=4,seeds=3", "mcts:iterations=200"),
+        ("konane:size=5", "alphabeta:depth=3"),
+        ("kalah", "td-kalah"),
+        ("kalah:pits=4,seeds=3", "score-greedy"),
+        ("dominoes", "pimc:worlds=4,nodes=300,table_mb=0.25"),
+        ("dominoes", "ismcts:iterations=200"),
+        ("dominoes", "cheat:nodes=500,table_mb=0.25"),
+    ],
+)
+@pytest.mark.usefixtures("forget_plugins")
+def test_a_reused_agent_reset_with_a_seed_plays_as_a_fresh_agent_of_that_seed(game_spec, spec):
+    """The arena keeps one agent per worker and spec and resets it before each game: every move
+    and every figure its searches report must be those of fresh agents with the same seeds."""
+    agents.load_plugin(SCORE_GREEDY)
+    name, params = agents.parse_spec(game_spec)
+    game = engines.make(name, **params)
+    seeds = [(10 + g, 20 + g) for g in range(3)]
+    fresh = [searched_game(game, [agents.make_agent(spec, seed=s) for s in pair], g) for g, pair in enumerate(seeds)]
+    reused = [agents.make_agent(spec, seed=1), agents.make_agent(spec, seed=2)]
+
+    def with_reused_agents():
+        games = []
+        for g, pair in enumerate(seeds):
+            for agent, seed in zip(reused, pair):
+                agent.reset(seed)
+            games.append(searched_game(game, reused, g))
+        return games
+
+    assert with_reused_agents() == fresh
+    assert with_reused_agents() == fresh, "and again, after three games"
+
+
+def test_a_reset_clears_the_transposition_table_and_history():
+    """The comparison above sees a table left over: an agent only re-seeded, its table and
+    history kept, searches differently from a fresh one."""
+    game = engines.make("kalah", pits=4, seeds=3)
+    stale = [agents.make_agent("alphabeta:nodes=2000", seed=s) for s in (10, 20)]
+    searched_game(game, stale, 0)
+    for agent, seed in zip(stale, (11, 21)):
+        agent.seed, agent.rng = seed, rng_from_seed(seed)  # re-seeded by hand: no reset
+    fresh = [agents.make_agent("alphabeta:nodes=2000", seed=s) for s in (11, 21)]
+    assert searched_game(game, stale, 1) != searched_game(game, fresh, 1)
 
 
 def test_budgets_are_kept():

@@ -67,15 +67,14 @@ def test_a_ray_run_resumes_and_grows_like_a_local_one(local_ray, tmp_path):
 
 def test_a_worker_killed_with_sigkill_mid_run_loses_nothing_and_nothing_comes_twice(local_ray):
     settings = arena.TournamentSettings.create(SLOW[0], SLOW[1], games=12)
-    pool = RayPool(parse_cluster("ray"))
-    pool.connect()
     ids = []
-    for result in pool.play(settings, settings.schedule(), workers=2):
-        ids.append(result.id)
-        if len(ids) == 1:
-            victims = worker_pids()
-            assert victims, "the actors' processes are found"
-            os.kill(victims[0], signal.SIGKILL)
+    with RayPool(settings, 2, where=parse_cluster("ray")) as pool:
+        for result in pool.play(settings.schedule()):
+            ids.append(result.id)
+            if len(ids) == 1:
+                victims = worker_pids()
+                assert victims, "the actors' processes are found"
+                os.kill(victims[0], signal.SIGKILL)
     assert sorted(ids) == list(range(12)), "every planned game exactly once"
     assert pool.lost >= 1
 
@@ -118,10 +117,10 @@ def test_a_node_that_leaves_a_multi_node_cluster_mid_run_loses_nothing():
         ray.init(address=cluster.address, log_to_driver=False, logging_level=logging.ERROR, runtime_env=RUNTIME_ENV)
         cluster.wait_for_nodes()
         settings = arena.TournamentSettings.create(SLOW[0], SLOW[1], games=10)
-        pool = RayPool(parse_cluster("auto"))
-        pool.connect()
+        pool = RayPool(settings, where=parse_cluster("auto"))
+        pool.open()
         ids = []
-        for result in pool.play(settings, settings.schedule()):
+        for result in pool.play(settings.schedule()):
             ids.append(result.id)
             if len(ids) == 1:
                 cluster.remove_node(nodes[1])

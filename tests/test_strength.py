@@ -11,7 +11,7 @@ import pytest
 from board_arena import agents, engines
 from board_arena.arena import TournamentSettings, run_tournament
 from board_arena.arena.cli import main
-from board_arena.arena.openings import opening_length
+from board_arena.arena.openings import Openings, opening_length
 from board_arena.arena.sprt import (
     Sprt,
     SprtWatch,
@@ -27,19 +27,8 @@ OPENSPIEL_ADAPTER = os.path.join(ROOT, "experiments", "plugins", "openspiel_mcts
 TINY = "kalah:pits=3,seeds=2"
 
 
-@pytest.fixture(autouse=True)
-def forget_plugins():
-    """Each test's plugins leave the registry as it was (other tests list the built-in agents)."""
-    from board_arena.agents import base, plugins
-
-    registry, loaded = dict(base._AGENTS), dict(plugins._LOADED)
-    yield
-    base._AGENTS.clear()
-    base._AGENTS.update(registry)
-    plugins._LOADED.clear()
-    plugins._LOADED.update(loaded)
-    for name in [m for m in sys.modules if m.startswith("board_arena_plugin_")]:
-        del sys.modules[name]
+# Each test's plugins leave the registry as it was (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("forget_plugins")
 
 
 # -- SPRT ------------------------------------------------------------------------------------------
@@ -216,9 +205,45 @@ def test_the_same_seed_and_openings_give_the_same_games_at_any_concurrency(tmp_p
     one = run_tournament(settings, str(tmp_path / "one"), concurrency=1, progress=False)
     two = run_tournament(settings, str(tmp_path / "two"), concurrency=2, progress=False)
     assert [g.moves for g in one.games] == [g.moves for g in two.games]
+    assert one.worker_compilations == two.worker_compilations == 0, "warm workers compile nothing, openings included"
     assert all(opening_length(settings, g) == 2 for g in one.games)
     # Openings differ between pairs (a tiny game has few, so most, not all).
     assert len({tuple(g.moves[:2]) for g in one.games}) > 1
+
+
+# Settings with openings as the version before the Openings value stored them, with the folder it
+# gave them: a run stored then must load, resume (the same settings) and keep its folder.
+STORED_SETTINGS = [
+    (
+        '{"agents": ["greedy", "mcts:iterations=300"], "game": "kalah", "game_params": {"capture": "kalah", '
+        '"empty_capture": false, "pits": 6, "seeds": 4}, "games": 20, "gauntlet": false, "labels": ["greedy", '
+        '"mcts:iterations=300"], "move_time": null, "opening_lines": [], "openings": "random:4", "plugins": [], '
+        '"seed": 0, "sprt": {"alpha": 0.05, "beta": 0.05, "elo0": 0.0, "elo1": 10.0, "model": "logistic"}, "swap": true}',
+        "arena-runs/kalah-greedy-mcts-c4a8fe32",
+        dict(openings="random:4", sprt="elo0=0,elo1=10"),
+    ),
+    (
+        '{"agents": ["greedy", "mcts:iterations=300"], "game": "kalah", "game_params": {"capture": "kalah", '
+        '"empty_capture": false, "pits": 6, "seeds": 4}, "games": 20, "gauntlet": false, "labels": ["greedy", '
+        '"mcts:iterations=300"], "move_time": null, "opening_lines": ["c", "b"], "openings": "file:book.txt '
+        'sha1:c24d4fcd972c", "plugins": [], "seed": 0, "sprt": null, "swap": true}',
+        "arena-runs/kalah-greedy-mcts-76297bee",
+        dict(openings="book.txt", opening_plies=1),
+    ),
+]
+
+
+def test_openings_settings_stored_before_load_and_are_stored_and_made_the_same(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "book.txt").write_text("c f\nb\n")
+    for text, folder, options in STORED_SETTINGS:
+        stored = TournamentSettings.from_json(text)
+        assert stored.to_json() == text and stored.default_out_dir().replace(os.sep, "/") == folder
+        made = TournamentSettings.create("kalah", ["greedy", "mcts:iterations=300"], games=20, **options)
+        assert made == stored and made.differences(stored) == []
+    file_openings = TournamentSettings.from_json(STORED_SETTINGS[1][0]).openings
+    assert file_openings == Openings(lines=("c", "b"), file="book.txt", digest="c24d4fcd972c")
+    assert (file_openings.label, file_openings.plies(1), file_openings.describe()) == ("file:book.txt", 1, "2 sequences of 1 plies from book.txt")
 
 
 def test_the_move_log_flags_the_opening_plies_and_replay_marks_them(tmp_path, capsys):

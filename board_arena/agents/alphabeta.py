@@ -425,20 +425,28 @@ def new_table(megabytes: float) -> np.ndarray:
     return np.zeros(1 << (entries.bit_length() - 1), TT_ENTRY)
 
 
+def clear(table: np.ndarray) -> None:
+    """Zeroes a table in place as one block of bytes (about 0.2 ms for 16 MiB; assigning 0 to a
+    structured array goes field by field, some fifty times slower)."""
+    table.view(np.uint8)[:] = 0
+
+
 TABLE_MB = Param("table_mb", 16.0, "transposition table size in MiB", low=0.001, high=16384.0)
 
 
 class TableAgent(Agent):
-    """An agent that owns a transposition table and a history table, kept between the moves of a
-    game and cleared by ``reset``."""
+    """An agent that owns a transposition table and a history table, allocated once, kept between
+    the moves of a game and cleared by ``reset``."""
 
     def _check_params(self):
         self.table = new_table(self.params["table_mb"])
         self.history = np.zeros(HISTORY_SIZE, np.int64)
 
-    def reset(self):
-        self.table[:] = 0
-        self.history[:] = 0
+    def reset(self, seed: int | None = None) -> None:
+        if self._searched:  # a table no search has touched is zero already (and maybe not yet paged in)
+            clear(self.table)
+            self.history[:] = 0
+        super().reset(seed)
 
 
 @register_agent
@@ -468,10 +476,10 @@ class AlphaBetaAgent(TableAgent):
         super()._check_params()
         self._solver_table: np.ndarray | None = None
 
-    def reset(self):
-        super().reset()
-        if self._solver_table is not None:
-            self._solver_table[:] = 0
+    def reset(self, seed: int | None = None) -> None:
+        if self._searched and self._solver_table is not None:
+            clear(self._solver_table)
+        super().reset(seed)
 
     def _endgame(self, state):
         """The Kalah endgame database ``(db, k)`` asked for by ``endgame``, or None."""

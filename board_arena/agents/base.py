@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+import numpy as np
 from numba.core import event as numba_event
 
 from board_arena.engines import Game, Param, State, shown
@@ -91,7 +92,9 @@ class Agent:
     Make agents with :func:`make_agent` from a spec string. Every random choice of an agent
     draws from its own generator, seeded by ``seed`` (a fresh seed, kept in ``agent.seed``, when
     none is given): the same seed plays the same moves (under a reproducible budget, see
-    :class:`Limit`).
+    :class:`Limit`). An agent is reused from game to game with :meth:`reset`, which makes it
+    play as a fresh agent of that seed would; a subclass that keeps anything between moves (a
+    table, a tree, a generator of its own) forgets it in its ``reset``.
     """
 
     name: ClassVar[str]
@@ -101,6 +104,9 @@ class Agent:
     plays_hidden_information: ClassVar[bool] = False
     #: True for a reference that is given the whole state even where the rules hide part of it.
     sees_everything: ClassVar[bool] = False
+    #: The seed of the generator (set by :meth:`reset`) and the generator, ``uint64[1]``.
+    seed: int
+    rng: np.ndarray
 
     def __init__(self, seed: int | None = None, **params: Any):
         by_name = {p.name: p for p in self.PARAMS}
@@ -113,10 +119,12 @@ class Agent:
             values[key] = by_name[key].validate(self.name, value)
         self.params = MappingProxyType(values)
         self._check_params()
-        # No seed: a fresh one, kept in ``self.seed`` so that the agent's play can be replayed.
-        self.seed = secrets.randbits(63) if seed is None else int(seed)
-        self.rng = rng_from_seed(self.seed)
         self.last_search: SearchInfo | None = None
+        #: True once a search has run since the last reset (tables may hold entries).
+        self._searched = False
+        # No seed: a fresh one, kept in ``self.seed`` so that the agent's play can be replayed.
+        # A fresh agent is a reset one: reusing an agent cannot differ from making another.
+        self.reset(secrets.randbits(63) if seed is None else seed)
 
     def _check_params(self) -> None:
         """Cross-parameter checks; raise ValueError."""
@@ -147,8 +155,32 @@ class Agent:
                 "use a hidden-information agent (pimc, ismcts) or random, greedy"
             )
 
-    def reset(self) -> None:
-        """Forgets everything about the previous game (called before each game)."""
+    def reset(self, seed: int | None = None) -> None:
+        """Forgets the previous game (tables, trees, the last search); with ``seed``, also
+        re-seeds the agent's generator, so that it then plays exactly the moves that
+        ``make_agent(agent.spec, seed=seed)`` would. Without a seed the generator goes on where it
+        was (as gymnasium's ``Env.reset(seed=None)`` does): the next game differs from the last.
+
+        The arena makes one agent per worker and spec and resets it before each game, rather
+        than making two agents per game (an alpha-beta allocates its table once). A subclass that
+        keeps anything between moves clears it in an override that calls ``super().reset(seed)``
+        (``__init__`` ends with ``reset(seed)``, after ``_check_params``: a fresh agent is a reset
+        one, so the override also sets that state up).
+
+        Example:
+            >>> from board_arena import agents, engines
+            >>> state = engines.make("kalah").new_initial_state()
+            >>> agent = agents.make_agent("mcts:iterations=200", seed=1)
+            >>> first = agent.select_move(state)
+            >>> agent.reset(seed=1)
+            >>> agent.select_move(state) == first == agents.make_agent("mcts:iterations=200", seed=1).select_move(state)
+            True
+        """
+        if seed is not None:
+            self.seed = int(seed)
+            self.rng = rng_from_seed(self.seed)
+        self.last_search = None
+        self._searched = False
 
     def observe(self, state: State, player: int) -> State:
         """What this agent is given to choose ``player``'s move: the player's view in a
@@ -220,6 +252,7 @@ class Agent:
         state = self._what_it_may_see(state)
         self.warm_up(state.game)
         start = time.perf_counter()
+        self._searched = True
         info = self._select(state, limit or self.limit)
         info.seconds = time.perf_counter() - start
         self.last_search = info

@@ -13,6 +13,8 @@ In Python::
     arena.fit_ratings([("a", "b", 1.0), ("a", "b", 0.5)])   # ratings of any results
 """
 
+from typing import Any
+
 # The names below are imported on first use (PEP 562), so that the ``arena`` command starts with
 # the standard library only and handles an interrupt during the heavy imports (numba) itself.
 _HOMES = {
@@ -23,6 +25,9 @@ _HOMES = {
     "run_tournament": "board_arena.arena.tournament",
     "load_run": "board_arena.arena.tournament",
     "rating_results": "board_arena.arena.tournament",
+    "make_pool": "board_arena.arena.tournament",
+    "WorkerPool": "board_arena.arena.pool",
+    "Openings": "board_arena.arena.openings",
     "fit_ratings": "board_arena.arena.ratings",
     "expected_score": "board_arena.arena.ratings",
     "Ratings": "board_arena.arena.ratings",
@@ -30,7 +35,7 @@ _HOMES = {
 __all__ = list(_HOMES)
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     if name not in _HOMES:
         raise AttributeError(f"module 'arena' has no attribute {name!r}")
     import importlib
@@ -40,5 +45,5 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(list(globals()) + __all__)

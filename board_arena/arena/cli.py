@@ -10,6 +10,10 @@ import argparse
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TypeVar
+
+if TYPE_CHECKING:  # annotations only: the command imports the arena when it runs (see main)
+    from board_arena.arena.tournament import Run
 
 __all__ = ["main"]
 
@@ -37,10 +41,13 @@ def _shown(text: str, limit: int = 24) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
-def _typed(convert, what: str):
+_Value = TypeVar("_Value")
+
+
+def _typed(convert: Callable[[str], _Value], what: str) -> Callable[[str], _Value]:
     """An argparse type: ``convert`` of the text, or an error that echoes only its prefix."""
 
-    def parse(text: str):
+    def parse(text: str) -> _Value:
         try:
             if len(text) > 24:  # no number a person means is this long
                 raise ValueError
@@ -56,7 +63,7 @@ _number = _typed(float, "a number")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, no traceback
+    def error(self, message: str) -> NoReturn:  # one line, no traceback
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -168,7 +175,7 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _agent_specs(args) -> list[str]:
+def _agent_specs(args: argparse.Namespace) -> list[str]:
     from board_arena.arena.settings import split_agent_list
 
     specs = split_agent_list(args.agents or "") + list(args.agent)
@@ -177,24 +184,14 @@ def _agent_specs(args) -> list[str]:
     return specs
 
 
-def _game_params(args) -> dict[str, str]:
-    params = {}
-    for item in args.param:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--param takes NAME=VALUE, e.g. --param pits=5, not {item!r}")
-        params[key.strip()] = value.strip()
-    return params
-
-
-def _report(run, anchor, write_plots=True) -> None:
+def _report(run: Run, anchor: str | None, write_plots: bool = True) -> None:
     from board_arena.arena.report import write_report
 
     print(write_report(run, anchor, plots=write_plots))
 
 
-def _cmd_run(args) -> int:
-    from board_arena.arena.settings import TournamentSettings
+def _cmd_run(args: argparse.Namespace) -> int:
+    from board_arena.arena.settings import TournamentSettings, parse_param_options
     from board_arena.arena.strength import strength_options
     from board_arena.arena.tournament import run_tournament
 
@@ -214,7 +211,7 @@ def _cmd_run(args) -> int:
     settings = TournamentSettings.create(
         args.game,
         _agent_specs(args),
-        game_params=_game_params(args),
+        game_params=parse_param_options(args.param),
         games=args.games,
         seed=args.seed,
         move_time=args.move_time,
@@ -231,7 +228,7 @@ def _cmd_run(args) -> int:
     return 0
 
 
-def _cmd_report(args) -> int:
+def _cmd_report(args: argparse.Namespace) -> int:
     from board_arena.arena.tournament import load_run
 
     _report(load_run(args.dir), args.anchor)
@@ -250,7 +247,7 @@ def _listing(head: str, text: str) -> list[str]:
     return textwrap.wrap(text, LIST_WIDTH, initial_indent=f"{head:<31} ", subsequent_indent=indent) or [head]
 
 
-def _cmd_list(args) -> int:
+def _cmd_list(args: argparse.Namespace) -> int:
     from board_arena import agents, engines
     from board_arena.agents.base import format_value
 
@@ -294,7 +291,7 @@ def _version() -> str:
         return "(not installed)"
 
 
-def _cmd_replay(args) -> int:
+def _cmd_replay(args: argparse.Namespace) -> int:
     from board_arena import engines
     from board_arena.arena.movelog import search_note
     from board_arena.arena.tournament import load_run
@@ -344,7 +341,7 @@ def _cmd_replay(args) -> int:
     return 0
 
 
-def _cmd_export(args) -> int:
+def _cmd_export(args: argparse.Namespace) -> int:
     from board_arena.arena.export import export_run
 
     path, count = export_run(args.dir, args.out)
@@ -353,7 +350,7 @@ def _cmd_export(args) -> int:
     return 0
 
 
-def _cmd_serve(args) -> int:
+def _cmd_serve(args: argparse.Namespace) -> int:
     from board_arena.arena.web.server import serve
 
     if not 0 <= args.port < 65536:
@@ -370,7 +367,7 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``arena`` console command: every error a user can cause is one line
     and status 2; an interrupt at any moment (start-up included) is one line and status 130."""
     words = sys.argv[1:] if argv is None else list(argv)

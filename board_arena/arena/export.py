@@ -39,6 +39,8 @@ from typing import Iterable, TextIO
 
 from board_arena import engines
 from board_arena.agents.base import format_value
+from board_arena.arena.store import GameResult
+from board_arena.arena.tournament import Run, load_run
 
 __all__ = ["TextRecord", "format_game", "write_games", "read_records", "export_run", "RESULT_TEXT"]
 
@@ -69,11 +71,11 @@ class TextRecord:
         return engines.GameRecord(name, dict(game.params), seed, list(self.moves), dict(self.tags))
 
 
-def _tag(name: str, value) -> str:
+def _tag(name: str, value: object) -> str:
     return f"[{name} {json.dumps(str(value), ensure_ascii=False)}]"
 
 
-def format_game(g, game_name: str, params_text: str) -> str:
+def format_game(g: GameResult, game_name: str, params_text: str) -> str:
     """The block of one stored game (an :class:`arena.GameResult`), ending with a blank line."""
     lines = [
         _tag("Game", game_name),
@@ -94,7 +96,7 @@ def format_game(g, game_name: str, params_text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_games(run, handle: TextIO) -> int:
+def write_games(run: Run, handle: TextIO) -> int:
     """Writes every stored game of ``run`` (an :class:`arena.Run`) to ``handle``; returns how many."""
     game = run.settings.make_game()
     params_text = ",".join(f"{k}={format_value(v)}" for k, v in game.params.items())
@@ -111,8 +113,6 @@ def export_run(out_dir: str, out: str | None = None) -> tuple[str, int]:
     Raises:
         ValueError: no run in ``out_dir``, or ``out`` cannot be written.
     """
-    from board_arena.arena.tournament import load_run
-
     run = load_run(out_dir)
     path = out or os.path.join(out_dir, EXPORT_NAME)
     if path == "-":

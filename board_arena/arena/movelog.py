@@ -27,9 +27,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-__all__ = ["SEARCH_FIELDS", "MOVE_COLUMNS", "logging_moves", "search_entry", "opening_entries", "move_rows", "search_note", "add_moves_view"]
+from board_arena.agents import SearchInfo
+
+if TYPE_CHECKING:  # annotations only: store imports this module
+    from board_arena.arena.store import GameResult
+
+__all__ = ["SEARCH_FIELDS", "MOVE_COLUMNS", "logging_moves", "search_entry", "opening_entry", "move_rows", "search_note", "add_moves_view"]
 
 #: The fields of a search, in the order of a log entry after the seat.
 SEARCH_FIELDS = ("value", "exact", "depth", "nodes", "simulations", "seconds")
@@ -43,7 +48,7 @@ def logging_moves() -> bool:
     return os.environ.get("ARENA_MOVE_LOG", "1") != "0"
 
 
-def search_entry(seat: int, info) -> list:
+def search_entry(seat: int, info: SearchInfo | None) -> list[Any]:
     """The log entry of a move chosen by an agent in ``seat`` whose ``last_search`` is ``info``
     (None: the agent reported nothing, every field is null). Values are rounded to 6 decimals
     (seconds to the microsecond): more digits would only lengthen the log."""
@@ -61,20 +66,12 @@ def search_entry(seat: int, info) -> list:
     ]
 
 
-def opening_entries(game, game_seed: int, names: list[str]) -> list[list]:
-    """The log entries (``[seat]``) of moves played before the agents took over (an opening),
-    replayed from the start to know who moved."""
-    if not names:
-        return []
-    state = game.new_initial_state(game_seed)
-    entries = []
-    for name in names:
-        entries.append([state.current_player])
-        state.apply(name)
-    return entries
+def opening_entry(seat: int) -> list[Any]:
+    """The log entry of a move that no agent chose (a ply of an opening), played by ``seat``."""
+    return [seat]
 
 
-def move_rows(games: Iterable, searches: dict[int, list | None] | None = None) -> list[dict]:
+def move_rows(games: Iterable[GameResult], searches: dict[int, list[list[Any]] | None] | None = None) -> list[dict[str, Any]]:
     """One dict per ply of every game (``arena.GameResult``), with the keys of ``MOVE_COLUMNS``;
     the logs are the games' own or ``searches`` (by game id).
 
@@ -104,12 +101,10 @@ def move_rows(games: Iterable, searches: dict[int, list | None] | None = None) -
     return rows
 
 
-def search_note(searches: list | None, ply: int) -> str:
+def search_note(searches: list[list[Any]] | None, ply: int) -> str:
     """What the search of ``ply`` reported, for a line of ``arena replay``:
     ``"  [depth 6, 29 nodes, 50 simulations, value -0.11, 0.00 s]"``, ``"  [opening]"`` for a move
     no agent chose in a run, or ``""`` without a log."""
-    from board_arena.agents import SearchInfo
-
     entry = searches[ply] if searches and ply < len(searches) else None
     if not entry:
         return ""

@@ -17,6 +17,7 @@ from typing import Callable
 
 from board_arena import agents, engines
 from board_arena.arena.movelog import search_entry
+from board_arena.arena.settings import parse_game_spec, parse_param_options
 from board_arena.engines.style import Style, terminal_style
 
 __all__ = ["add_play_parser", "cmd_play", "PlaySession"]
@@ -48,7 +49,8 @@ help, quit."""
 DEFAULT_OPPONENTS = {True: "alphabeta:time=1", False: "ismcts:time=1"}  # by perfect information
 
 
-def add_play_parser(commands) -> None:
+def add_play_parser(commands: argparse._SubParsersAction) -> None:
+    """The ``play`` command and its options."""
     play = commands.add_parser(
         "play",
         help="play against an agent in the terminal",
@@ -295,13 +297,10 @@ def _check_writable(path: str) -> None:
         raise ValueError(f"cannot write the game record to {path}: {error.strerror or error}") from None
 
 
-def cmd_play(args) -> int:
+def cmd_play(args: argparse.Namespace) -> int:
     """The ``arena play`` command (errors raise ValueError, reported by the caller)."""
-    from board_arena.arena.cli import _game_params
-    from board_arena.arena.settings import parse_game_spec
-
     name, raw = parse_game_spec(args.game)
-    game = engines.make(name, **{**raw, **_game_params(args)})
+    game = engines.make(name, **{**raw, **parse_param_options(args.param)})
     opponent = args.opponent or DEFAULT_OPPONENTS[game.perfect_information]
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     # Seat of the player who moves first: player 0, except in dominoes (the greatest tile leads).

@@ -13,13 +13,14 @@ the figure to::
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from board_arena.arena.ratings import Ratings, rating_history
-from board_arena.arena.report import describe_settings
 from board_arena.arena.settings import TournamentSettings
 from board_arena.arena.store import GameResult
 
@@ -36,19 +37,22 @@ def _save(fig: Figure, path: str | None) -> Figure:
     return fig
 
 
-def _axes(ax, figsize) -> tuple[Figure, object]:
+def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
     """The caller's axes and their figure, or a new figure of ``figsize`` with one axes."""
     if ax is not None:
-        return ax.figure, ax
+        figure = ax.figure
+        while not isinstance(figure, Figure):  # axes of a subfigure: the figure that holds it
+            figure = figure.figure
+        return figure, ax
     fig = Figure(figsize=figsize)
     return fig, fig.add_subplot()
 
 
 def _title(settings: TournamentSettings, n_games: int) -> str:
-    return f"{describe_settings(settings)}\n{n_games} games played"
+    return f"{settings.describe()}\n{n_games} games played"
 
 
-def plot_elo(settings, ratings: Ratings, n_games: int, path: str | None = None, ax=None) -> Figure:
+def plot_elo(settings: TournamentSettings, ratings: Ratings, n_games: int, path: str | None = None, ax: Axes | None = None) -> Figure:
     """Each agent's Elo with its 95% interval, best on top."""
     order = [i for i in ratings.order() if not np.isnan(ratings.elo[i])][::-1]  # best on top
     names = [ratings.names[i] for i in order]
@@ -67,7 +71,9 @@ def plot_elo(settings, ratings: Ratings, n_games: int, path: str | None = None, 
     return _save(fig, path)
 
 
-def plot_scores(settings, games: list[GameResult], ratings: Ratings, path: str | None = None, ax=None) -> Figure:
+def plot_scores(
+    settings: TournamentSettings, games: list[GameResult], ratings: Ratings, path: str | None = None, ax: Axes | None = None
+) -> Figure:
     """The score of every agent (row) against every opponent (column), as a heatmap."""
     names = [ratings.names[i] for i in ratings.order()]
     index = {n: i for i, n in enumerate(names)}
@@ -98,13 +104,13 @@ def plot_scores(settings, games: list[GameResult], ratings: Ratings, path: str |
 
 
 def plot_history(
-    settings,
+    settings: TournamentSettings,
     games: list[GameResult],
     ratings: Ratings,
     path: str | None = None,
     points: int = 20,
-    ax=None,
-    history: list[dict] | None = None,
+    ax: Axes | None = None,
+    history: list[dict[str, Any]] | None = None,
 ) -> Figure:
     """The ratings refitted after more and more games (in schedule order), each with its 95%
     interval as a band (:func:`arena.ratings.rating_history`; give its rows as ``history`` to

@@ -1,12 +1,30 @@
-"""The local backend of a tournament: worker processes that warm up once and play the games they
-are sent, while the parent process alone writes the run's database.
+"""Worker pools: where a tournament's games are played, while the run's own process alone writes
+its database. One scheduler, :meth:`WorkerPool.play`, serves every backend; a backend only starts
+a worker, sends it a batch, receives what comes back, notices its death and stops it:
 
-Why a small pool of our own rather than ``concurrent.futures``: the parent must stay the single
-writer (each finished game comes back on its own and is stored at once, so the progress bar
-counts stored games), a worker that dies must cost only its unfinished games (they are played
-again), and an interrupt must stop everything at once, whatever the workers are doing: workers
-ignore SIGINT (the parent alone handles Ctrl-C, so no worker prints a traceback) and the parent
-kills them on its way out, ignoring further interrupts until they are gone.
+- :class:`InlinePool`: this process, one game at a time (``--concurrency 1``: nothing to start).
+- :class:`ProcessPool`: worker processes on this machine, forked where that is safe.
+- :class:`arena.cluster.RayPool`: Ray actors on a cluster's nodes.
+
+Every backend gives the same games for the same settings (each game has its own seeds, and a
+worker's agents are reset with them: :class:`arena.worker.GamePlayer`). What the scheduler does
+for all of them, and why:
+
+- **Batches** sized from the measured wall time of the batches so far (about ``BATCH_SECONDS``
+  each, one game until a batch has come back): cheap games travel many at a time, so that the
+  round trip to a worker stays small next to the play; expensive ones one at a time. An SPRT run
+  sends one pair at a time (``TournamentSettings.max_batch``), so that few games are in flight
+  when it decides.
+- **In flight**: each worker holds at most ``IN_FLIGHT`` batches, so the next one is already there
+  when it finishes one. Workers start only while games wait for them (a run of one game starts
+  one worker), each with a first batch before any gets a second.
+- **Retry**: a worker that dies (killed, out of memory, its node gone) costs only its unfinished
+  games: they go back to the front of the queue, a new worker takes its place, and a game that
+  came back once is never yielded again. After ``MAX_LOSSES`` deaths the pool gives up with
+  :class:`WorkerLost` (finished games are stored: the same command resumes).
+- **Interrupts**: every worker ignores SIGINT (the run's process alone handles Ctrl-C, so no worker
+  prints a traceback), and when the generator ends, fails, is interrupted or closed, every worker
+  is stopped at once, further interrupts ignored until they are gone.
 """
 
 from __future__ import annotations
@@ -15,36 +33,54 @@ import multiprocessing
 import signal
 import sys
 import threading
+import time
 from collections import deque
 from contextlib import contextmanager
-from multiprocessing.connection import wait
-from typing import Iterable, Iterator
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkContext, SpawnContext
+from typing import Any, ClassVar, Iterable, Iterator, Union
 
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
 from board_arena.arena.worker import (
-    compilations_since_warm_up,
-    init_worker,
-    play_scheduled_game,
+    CompileCounter,
+    GamePlayer,
+    start_worker_process,
+    warm_up_agents,
+    warm_up_game,
 )
 
-__all__ = ["play_local", "WorkerLost", "LocalPool"]
-
-#: A batch of games lasts about this long: fast games are sent several at a time so that the
-#: round trip between processes stays small next to the play, slow ones one at a time.
-TASK_SECONDS = 0.25
-MAX_BATCH = 64
-#: Batches in flight per worker: the next one waits in the pipe while the worker plays.
-IN_FLIGHT = 2
+__all__ = ["WorkerPool", "InlinePool", "ProcessPool", "WorkerLost", "WorkerDied", "BatchDone", "READY", "ignoring_interrupts"]
 
 
 class WorkerLost(RuntimeError):
-    """Worker processes kept dying (the games they held were played again each time, until the
-    pool gave up)."""
+    """Workers kept dying (the games they held were played again each time, until the pool gave
+    up), or none could be started."""
+
+
+class WorkerDied(Exception):
+    """What a backend raises when it finds a worker gone; the message says why (an exit code)."""
+
+
+@dataclass(frozen=True)
+class BatchDone:
+    """A worker's report after a batch: how many games it held, the wall time they took there,
+    and the kernels the worker has compiled since its warm-up (expected: 0)."""
+
+    games: int
+    seconds: float
+    compilations: int
+
+
+#: A backend's message that a worker has warmed up and takes batches (Ray actors start
+#: asynchronously; the other backends' workers take batches at once).
+READY = "ready"
+Message = Union[GameResult, BatchDone, str]
 
 
 @contextmanager
-def ignoring_interrupts():
+def ignoring_interrupts() -> Iterator[None]:
     """SIGINT ignored inside (in the main thread): for work that an interrupt must not cut short,
     such as stopping the workers, and for starting them (a child inherits the ignore)."""
     if threading.current_thread() is not threading.main_thread():  # signal() works there only
@@ -57,27 +93,291 @@ def ignoring_interrupts():
         signal.signal(signal.SIGINT, previous)
 
 
-def _worker_main(connection, settings_json: str) -> None:
-    """A worker: warm up, then play each batch sent, sending every game back as it ends and the
-    compilation count after each batch; None ends it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited already; spawned children set it too
-    init_worker(settings_json)
-    from board_arena.arena.worker import _WORKER
+@dataclass(eq=False)
+class Slot:
+    """A worker as the scheduler keeps it: the backend's ``handle`` and what the worker holds."""
 
-    settings, game = _WORKER["settings"], _WORKER["game"]
-    try:
-        while True:
-            batch = connection.recv()
-            if batch is None:
-                return
-            for scheduled in batch:
-                connection.send(("game", play_scheduled_game(settings, scheduled, game)))
-            connection.send(("done", compilations_since_warm_up()))
-    except (EOFError, BrokenPipeError, OSError):
-        return  # the parent is gone
+    handle: Any
+    ready: bool = True
+    held: dict[int, ScheduledGame] = field(default_factory=dict)  # sent and not yet back, by id
+    batches: int = 0  # sent and not yet done
+    compilations: int = 0  # as last reported
 
 
-def _context():
+class _Queue:
+    """The games to hand out: those of a worker that died first, then the rest of ``todo``, which
+    is consumed lazily (a schedule may be long, and an SPRT ends it once it decides)."""
+
+    def __init__(self, todo: Iterable[ScheduledGame]):
+        self.todo = iter(todo)
+        self.retry: deque[ScheduledGame] = deque()
+
+    def take(self, size: int) -> list[ScheduledGame]:
+        batch: list[ScheduledGame] = []
+        while len(batch) < size and self.retry:
+            batch.append(self.retry.popleft())
+        for game in self.todo if len(batch) < size else ():
+            batch.append(game)
+            if len(batch) >= size:
+                break
+        return batch
+
+    def holds(self, count: int) -> bool:
+        """Whether at least ``count`` games wait (drawn from ``todo`` into the queue as needed)."""
+        for game in self.todo if len(self.retry) < count else ():
+            self.retry.append(game)
+            if len(self.retry) >= count:
+                break
+        return len(self.retry) >= count
+
+    def put_back(self, games: Iterable[ScheduledGame]) -> None:
+        """Games to play first, in schedule order."""
+        self.retry.extendleft(sorted(games, key=lambda g: g.id, reverse=True))
+
+
+class WorkerPool:
+    """Plays the games of ``settings`` on ``concurrency`` workers of a backend.
+
+    Use as a context manager (or :meth:`open` and :meth:`close`): a backend may connect to
+    something first (Ray). :meth:`play` yields each game as it comes back, in no fixed order;
+    the results do not depend on the backend or on ``concurrency``. ``compilations`` counts the
+    kernels the workers compiled after their warm-up (expected 0) and ``lost`` the workers that
+    died, both over every :meth:`play` of the pool.
+
+    A backend subclasses this with :meth:`_start`, :meth:`_send`, :meth:`_wait`,
+    :meth:`_receive` and :meth:`_stop` (and, if it needs them, :meth:`open`, :meth:`close`,
+    :meth:`prepare` and :meth:`capacity`), and sets the class constants to its costs.
+    """
+
+    #: Wall time a batch of games should take on a worker.
+    BATCH_SECONDS: ClassVar[float] = 0.25
+    #: The most games a batch holds.
+    MAX_BATCH: ClassVar[int] = 64
+    #: Batches a worker holds at once: one playing, one waiting.
+    IN_FLIGHT: ClassVar[int] = 2
+    #: Workers that may die (each replaced, its games played again) before the pool gives up.
+    MAX_LOSSES: ClassVar[int] = 8
+    #: Longest wait for news before the scheduler looks at its signals (Ctrl-C) again.
+    POLL_SECONDS: ClassVar[float] = 0.2
+    #: Seconds without news, while no worker holds a game, after which the pool gives up (a
+    #: cluster without a free CPU for a new worker).
+    WAIT_FOR_WORKER: ClassVar[float] = 60.0
+    #: What the workers are called in messages.
+    WORKERS: ClassVar[str] = "workers"
+
+    def __init__(self, settings: TournamentSettings, concurrency: int | None = None):
+        if concurrency is not None and concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+        self.settings = settings
+        self.concurrency = concurrency
+        self.compilations = 0
+        self.lost = 0
+
+    # -- what a backend provides -------------------------------------------------------------
+
+    def open(self) -> None:
+        """Connects to what the workers run on (nothing to do for a local backend)."""
+
+    def close(self) -> None:
+        """Leaves what :meth:`open` connected to."""
+
+    def prepare(self) -> None:
+        """Readies this process before the games and any clock start: a local backend compiles
+        or loads every kernel here (forked workers then inherit the machine code)."""
+
+    def capacity(self) -> int:
+        """How many workers may run now."""
+        return self.concurrency or 1
+
+    def _start(self, settings_json: str) -> Any:
+        """Starts a worker for the settings; returns the backend's handle of it."""
+        raise NotImplementedError
+
+    def _send(self, slot: Slot, batch: list[ScheduledGame]) -> None:
+        """Hands a batch to a worker (without waiting for it to be played)."""
+        raise NotImplementedError
+
+    def _wait(self, slots: list[Slot], timeout: float) -> list[Slot]:
+        """The workers among ``slots`` with news (results, or their death), waiting at most
+        ``timeout`` seconds for one."""
+        raise NotImplementedError
+
+    def _receive(self, slot: Slot) -> Iterator[Message]:
+        """What has come back from a worker: each finished game, a :class:`BatchDone` after each
+        batch, :data:`READY` once it has warmed up (if it did not start ready).
+
+        Raises:
+            WorkerDied: the worker is gone (after what it sent before is yielded).
+        """
+        raise NotImplementedError
+
+    def _stop(self, slots: list[Slot]) -> None:
+        """Stops the workers at once (one may be in the middle of a game: that game is lost,
+        which is what an interrupt means; every finished game is stored already)."""
+        raise NotImplementedError
+
+    def _starts_ready(self) -> bool:
+        """Whether a started worker takes batches at once (else it sends :data:`READY`)."""
+        return True
+
+    # -- the scheduler -----------------------------------------------------------------------
+
+    def __enter__(self) -> "WorkerPool":
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def play(self, todo: Iterable[ScheduledGame]) -> Iterator[GameResult]:
+        """Plays the games of ``todo`` (any iterable, consumed lazily) and yields each finished
+        game as it comes back, exactly once, in no fixed order.
+
+        Raises:
+            WorkerLost: more than ``MAX_LOSSES`` workers died, or none could start.
+        """
+        self.open()
+        settings_json = self.settings.to_json()
+        queue = _Queue(todo)
+        slots: list[Slot] = []
+        most = min(self.MAX_BATCH, self.settings.max_batch or self.MAX_BATCH)
+        played, seconds = 0, 0.0  # games of the batches done, and their wall time
+        short = True  # fewer workers than capacity may run (at the start, after a loss)
+        last_news = time.monotonic()
+        last_loss = ""
+        try:
+            while True:
+                if short:
+                    self._grow(slots, queue, settings_json)
+                    short = False
+                size = 1 if played == 0 else int(min(most, max(1, self.BATCH_SECONDS * played / max(seconds, 1e-9))))
+                self._feed(slots, queue, size)
+                busy = [slot for slot in slots if slot.held or not slot.ready]
+                if not busy and not queue.holds(1):
+                    return
+                news = self._wait(busy, self.POLL_SECONDS) if busy else []
+                if not news:
+                    if not any(slot.held for slot in slots) and time.monotonic() - last_news > self.WAIT_FOR_WORKER:
+                        raise WorkerLost(
+                            f"no {self.WORKERS} started within {self.WAIT_FOR_WORKER:g} s"
+                            + (f" (the last one lost: {last_loss})" if last_loss else "")
+                            + "; finished games are stored: run the same command to resume"
+                        )
+                    if not busy:  # waiting for room for a worker
+                        time.sleep(self.POLL_SECONDS)
+                        short = True
+                    continue
+                last_news = time.monotonic()
+                for slot in news:
+                    try:
+                        for message in self._receive(slot):
+                            if isinstance(message, GameResult):
+                                if slot.held.pop(message.id, None) is not None:
+                                    yield message
+                            elif isinstance(message, BatchDone):
+                                slot.batches -= 1
+                                played += message.games
+                                seconds += message.seconds
+                                self.compilations += message.compilations - slot.compilations
+                                slot.compilations = message.compilations
+                            else:
+                                slot.ready = True
+                    except WorkerDied as death:
+                        last_loss = str(death)
+                        self._lose(slot, slots, queue, last_loss)
+                        short = True
+        finally:
+            with ignoring_interrupts():  # an interrupt must not leave workers playing on
+                self._stop(slots)
+
+    def _grow(self, slots: list[Slot], queue: _Queue, settings_json: str) -> None:
+        """Starts workers up to :meth:`capacity` while games wait for them: one game for each
+        new worker beyond one for each worker that holds none yet."""
+        while len(slots) < self.capacity() and queue.holds(1 + sum(1 for slot in slots if not slot.held)):
+            slots.append(Slot(self._start(settings_json), ready=self._starts_ready()))
+
+    def _feed(self, slots: list[Slot], queue: _Queue, size: int) -> None:
+        """Hands out batches: a first one to every ready worker, then the next ones up to
+        ``IN_FLIGHT`` each."""
+        for depth in range(1, self.IN_FLIGHT + 1):
+            for slot in slots:
+                if slot.ready and slot.batches < depth:
+                    batch = queue.take(size)
+                    if not batch:
+                        return
+                    slot.held.update((game.id, game) for game in batch)
+                    slot.batches += 1
+                    self._send(slot, batch)
+
+    def _lose(self, slot: Slot, slots: list[Slot], queue: _Queue, reason: str) -> None:
+        """A worker died: its unfinished games go back to the front of the queue (a new worker
+        takes its place at the next turn of the scheduler)."""
+        self.lost += 1
+        slots.remove(slot)
+        queue.put_back(slot.held.values())
+        self._stop([slot])
+        if self.lost > self.MAX_LOSSES:
+            raise WorkerLost(
+                f"{self.lost} {self.WORKERS} died (the last: {reason}); finished games are stored: run the same command to resume"
+            )
+
+
+# -- in this process -------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class _InlineWorker:
+    player: GamePlayer
+    counter: CompileCounter
+    batches: deque[list[ScheduledGame]] = field(default_factory=deque)
+
+
+class InlinePool(WorkerPool):
+    """Plays the games in this process, one at a time: the pool of ``--concurrency 1``, with no
+    process to start and no round trip (an SPRT sees each game before the next is handed out)."""
+
+    MAX_BATCH = 1
+    IN_FLIGHT = 1
+    WORKERS = "players"
+
+    def __init__(self, settings: TournamentSettings, concurrency: int | None = 1):
+        super().__init__(settings, concurrency)
+        self._player: GamePlayer | None = None
+
+    def prepare(self) -> None:
+        self._player = self._player or GamePlayer(self.settings)
+
+    def capacity(self) -> int:
+        return 1  # one process plays one game at a time
+
+    def _start(self, settings_json: str) -> _InlineWorker:
+        self.prepare()
+        assert self._player is not None
+        return _InlineWorker(self._player, CompileCounter().start())
+
+    def _send(self, slot: Slot, batch: list[ScheduledGame]) -> None:
+        slot.handle.batches.append(batch)
+
+    def _wait(self, slots: list[Slot], timeout: float) -> list[Slot]:
+        return [slot for slot in slots if slot.handle.batches]  # a batch is played when received
+
+    def _receive(self, slot: Slot) -> Iterator[Message]:
+        worker: _InlineWorker = slot.handle
+        batch = worker.batches.popleft()
+        start = time.perf_counter()
+        for scheduled in batch:
+            yield worker.player.play(scheduled)
+        yield BatchDone(len(batch), time.perf_counter() - start, worker.counter.count)
+
+    def _stop(self, slots: list[Slot]) -> None:
+        for slot in slots:
+            slot.handle.counter.stop()
+
+
+# -- worker processes ------------------------------------------------------------------------
+
+
+def _context() -> ForkContext | SpawnContext:
     """Where it is safe (Linux), workers are forked from the parent, which has warmed up every
     kernel already: they start at once with the machine code in memory. Elsewhere they are
     spawned and each loads the kernels from the cache. (No thread may run at a fork: tqdm's
@@ -87,141 +387,86 @@ def _context():
     return multiprocessing.get_context("spawn")
 
 
-class _Worker:
-    def __init__(self, context, settings_json: str):
-        self.connection, child = context.Pipe(duplex=True)
-        with ignoring_interrupts():
-            self.process = context.Process(target=_worker_main, args=(child, settings_json), daemon=True)
-            self.process.start()
-        child.close()
-        self.held: dict[int, ScheduledGame] = {}  # sent and not yet back
-        self.batches = 0  # batches sent and not yet done
-        self.compilations = 0
-
-    def send(self, batch: list[ScheduledGame]) -> None:
-        for game in batch:
-            self.held[game.id] = game
-        self.batches += 1
-        self.connection.send(batch)
-
-    def stop(self) -> None:
-        """Ends the process at once (it may be in the middle of a game: that game is lost, which
-        is what an interrupt means; every finished game is stored already)."""
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(timeout=5)
-        self.connection.close()
-
-
-class LocalPool:
-    """Plays games on ``concurrency`` worker processes; see :func:`play_local`."""
-
-    #: Workers that may die (each replaced, its games played again) before the pool gives up.
-    MAX_LOSSES = 8
-
-    def __init__(self, settings: TournamentSettings, concurrency: int):
-        self.settings = settings
-        self.concurrency = concurrency
-        #: Kernels the workers compiled after warming up (expected 0), summed over the workers.
-        self.compilations = 0
-        self.lost = 0
-
-    def play(self, todo: Iterable[ScheduledGame]) -> Iterator[GameResult]:
-        context = _context()
-        settings_json = self.settings.to_json()
-        todo = iter(todo)
-        retry: deque[ScheduledGame] = deque()
-        played, seconds = 0, 0.0
-        workers: list[_Worker] = []
-        most = self.settings.max_batch or MAX_BATCH
-
-        def next_batch() -> list[ScheduledGame]:
-            # Batch size from the average length of the games so far (one game until one is known).
-            size = 1 if played == 0 else int(min(most, max(1, TASK_SECONDS * played / max(seconds, 1e-9))))
-            batch: list[ScheduledGame] = []
-            while len(batch) < size and retry:
-                batch.append(retry.popleft())
-            for game in todo:
-                batch.append(game)
-                if len(batch) >= size:
-                    break
-            return batch
-
-        def feed(worker: _Worker) -> None:
-            while worker.batches < IN_FLIGHT:
-                batch = next_batch()
-                if not batch:
-                    return
-                worker.send(batch)
-
-        try:
-            first = next_batch()
-            if not first:
+def _process_main(connection: Connection, settings_json: str) -> None:
+    """A worker process: warm up, then play each batch sent, sending every game back as it ends
+    and a :class:`BatchDone` after each batch; None ends it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited already; spawned children set it too
+    player, counter = start_worker_process(settings_json)
+    try:
+        while True:
+            batch = connection.recv()
+            if batch is None:
                 return
-            retry.extend(first)
-            for _ in range(self.concurrency):
-                workers.append(_Worker(context, settings_json))
-            for worker in workers:
-                feed(worker)
-            while any(w.held for w in workers):
-                ready = wait([w.connection for w in workers if w.held] + [w.process.sentinel for w in workers if w.held])
-                for worker in list(workers):
-                    if worker.connection not in ready and worker.process.sentinel not in ready:
-                        continue
-                    try:
-                        while worker.connection.poll():
-                            kind, payload = worker.connection.recv()
-                            if kind == "game":
-                                worker.held.pop(payload.id, None)
-                                played += 1
-                                seconds += payload.time0 + payload.time1
-                                yield payload
-                            else:
-                                worker.batches -= 1
-                                worker.compilations = payload
-                                feed(worker)
-                        if not worker.process.is_alive():
-                            raise EOFError
-                    except (EOFError, OSError):
-                        self._replace(worker, workers, retry, context, settings_json)
-                        feed(workers[-1])
-                for worker in workers:
-                    if not worker.held:
-                        feed(worker)
-        finally:
-            with ignoring_interrupts():
-                self.compilations = sum(w.compilations for w in workers)
-                for worker in workers:
-                    try:
-                        worker.connection.send(None)
-                    except OSError:
-                        pass
-                for worker in workers:
-                    worker.stop()
-
-    def _replace(self, worker, workers, retry, context, settings_json) -> None:
-        """A worker died: its unfinished games go back to the front of the queue, and a new
-        worker takes its place."""
-        self.lost += 1
-        exit_code = worker.process.exitcode
-        worker.stop()
-        workers.remove(worker)
-        retry.extendleft(sorted(worker.held.values(), key=lambda g: g.id, reverse=True))
-        if self.lost > self.MAX_LOSSES:
-            raise WorkerLost(
-                f"{self.lost} worker processes died (the last with exit code {exit_code}); "
-                "finished games are stored: run the same command to resume"
-            )
-        workers.append(_Worker(context, settings_json))
+            start = time.perf_counter()
+            for scheduled in batch:
+                connection.send(player.play(scheduled))
+            connection.send(BatchDone(len(batch), time.perf_counter() - start, counter.count))
+    except (EOFError, BrokenPipeError, OSError):
+        return  # the parent is gone
 
 
-def play_local(settings: TournamentSettings, todo: Iterable[ScheduledGame], concurrency: int) -> Iterator[GameResult]:
-    """Plays the games of ``todo`` (any iterable, consumed lazily) on ``concurrency`` worker
-    processes and yields each finished game as it comes back, in no fixed order; the results do
-    not depend on ``concurrency`` (every game has its own seeds).
+@dataclass(eq=False)
+class _Process:
+    process: Any  # a multiprocessing Process of the pool's context
+    connection: Connection
 
-    A worker that dies (killed, out of memory) is replaced and its unfinished games are played
-    again, so every game is yielded exactly once; :class:`WorkerLost` after ``MAX_LOSSES``. When
-    the generator ends, fails, is interrupted or closed, every worker is stopped.
-    """
-    yield from LocalPool(settings, concurrency).play(todo)
+
+class ProcessPool(WorkerPool):
+    """Plays the games on ``concurrency`` worker processes of this machine (default: one per
+    core). Each warms up once and plays the batches it is sent over a pipe; on Linux it asks to
+    die with the run (``PR_SET_PDEATHSIG``), so that a killed run leaves no orphan."""
+
+    WORKERS = "worker processes"
+
+    def __init__(self, settings: TournamentSettings, concurrency: int | None = None):
+        super().__init__(settings, concurrency)
+        self._context = _context()
+
+    def prepare(self) -> None:
+        # Forked workers inherit the machine code; spawned ones load it from the cache.
+        game = self.settings.make_game()
+        warm_up_agents(self.settings, game)
+        warm_up_game(game)
+
+    def capacity(self) -> int:
+        return self.concurrency or multiprocessing.cpu_count()
+
+    def _start(self, settings_json: str) -> _Process:
+        connection, child = self._context.Pipe(duplex=True)
+        process = self._context.Process(target=_process_main, args=(child, settings_json), daemon=True)
+        with ignoring_interrupts():  # the child inherits the ignore until it sets its own
+            process.start()
+        child.close()
+        return _Process(process, connection)
+
+    def _send(self, slot: Slot, batch: list[ScheduledGame]) -> None:
+        try:
+            slot.handle.connection.send(batch)
+        except OSError:
+            pass  # the worker is gone: its sentinel says so at the next wait
+
+    def _wait(self, slots: list[Slot], timeout: float) -> list[Slot]:
+        by_object = {}
+        for slot in slots:
+            by_object[slot.handle.connection] = slot
+            by_object[slot.handle.process.sentinel] = slot
+        return list({id(slot): slot for slot in (by_object[ready] for ready in wait(list(by_object), timeout))}.values())
+
+    def _receive(self, slot: Slot) -> Iterator[Message]:
+        worker: _Process = slot.handle
+        try:
+            while worker.connection.poll():
+                yield worker.connection.recv()
+        except (EOFError, OSError):  # the pipe closed: the process is gone or going
+            worker.process.join(timeout=5)
+            raise WorkerDied(f"exit code {worker.process.exitcode}") from None
+        if not worker.process.is_alive():
+            raise WorkerDied(f"exit code {worker.process.exitcode}")
+
+    def _stop(self, slots: list[Slot]) -> None:
+        for slot in slots:
+            if slot.handle.process.is_alive():
+                slot.handle.process.kill()
+        for slot in slots:
+            slot.handle.process.join(timeout=5)
+            slot.handle.connection.close()

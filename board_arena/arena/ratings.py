@@ -31,9 +31,12 @@ ratings (at least 0.94 for every agent of every shape it tries).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
+    import pandas
 
 __all__ = ["Ratings", "fit_ratings", "expected_score", "rating_history"]
 
@@ -72,7 +75,7 @@ class Ratings:
         """Agent indices, best first (agents without games, unrated, last)."""
         return sorted(range(len(self.names)), key=lambda i: (np.isnan(self.elo[i]), -np.nan_to_num(self.elo[i])))
 
-    def to_records(self) -> list[dict]:
+    def to_records(self) -> list[dict[str, Any]]:
         """One plain dict per agent, best first: ``rank, agent, elo, low, high, games, points,
         draws, score`` (``score`` the share of points; None for an agent without games, whose
         ``elo``, ``low`` and ``high`` are None too).
@@ -101,16 +104,20 @@ class Ratings:
             )
         return records
 
-    def to_dataframe(self):
-        """:meth:`to_records` as a pandas DataFrame indexed by agent (needs ``pip install pandas``)."""
-        try:
+    def to_dataframe(self) -> pandas.DataFrame:
+        """:meth:`to_records` as a pandas DataFrame indexed by agent (needs ``pip install pandas``).
+
+        Raises:
+            ImportError: pandas is not installed.
+        """
+        try:  # an optional library, and a heavy import: here only
             import pandas
         except ImportError:
             raise ImportError("to_dataframe needs pandas: pip install pandas (to_records() needs nothing)") from None
         return pandas.DataFrame(self.to_records()).set_index("agent")
 
 
-def _pairing_tables(results, names):
+def _pairing_tables(results: list[tuple[str, str, float]], names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     k = len(names)
     index = {name: i for i, name in enumerate(names)}
     n = np.zeros((k, k))  # games between i and j (symmetric)
@@ -141,7 +148,7 @@ class _PenalisedModel:
         self.points = points  # points of i against j
         self.k = len(n)
 
-    def _parts(self, theta):
+    def _parts(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         d = theta[:, None] - theta[None, :]
         p = 1.0 / (1.0 + np.exp(-d))  # expected score of i against j
         w = self.n * p * (1.0 - p)
@@ -153,13 +160,13 @@ class _PenalisedModel:
         h = w * (diagonal[:, None] + diagonal[None, :] - 2.0 * grounded)
         return d, p, laplacian, h
 
-    def value(self, theta) -> float:
+    def value(self, theta: np.ndarray) -> float:
         d, _, laplacian, _ = self._parts(theta)
         log_p = -np.logaddexp(0.0, -d)
         sign, log_det = np.linalg.slogdet(laplacian[1:, 1:])
         return float(np.sum(self.points * log_p) + 0.5 * log_det) if sign > 0 else -np.inf
 
-    def gradient_and_information(self, theta):
+    def gradient_and_information(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Firth's modified score (the score of the data with ``h/2`` added to each pairing's
         points and ``h`` to its games) and the information of the augmented data."""
         _, p, _, h = self._parts(theta)
@@ -168,7 +175,9 @@ class _PenalisedModel:
         w = games * p * (1.0 - p)
         return gradient, np.diag(w.sum(axis=1)) - w
 
-    def maximise(self, theta, constraints, targets, iterations=100):
+    def maximise(
+        self, theta: np.ndarray, constraints: np.ndarray, targets: np.ndarray, iterations: int = 100
+    ) -> tuple[np.ndarray, float]:
         """The maximum of the penalised likelihood over ``constraints @ theta == targets``, by
         Newton steps in the null space of the constraints with a backtracking line search;
         returns (theta, value)."""
@@ -197,7 +206,9 @@ class _PenalisedModel:
         return theta, value
 
 
-def _profile_bound(model, theta_hat, best, gauge, agent, direction, se):
+def _profile_bound(
+    model: _PenalisedModel, theta_hat: np.ndarray, best: float, gauge: np.ndarray, agent: int, direction: float, se: float
+) -> float:
     """The rating of ``agent`` (natural units, the gauge's reference) at which the penalised
     profile likelihood has dropped by CHI2_95 / 2 on one side of the estimate."""
     constraints = np.vstack([gauge, np.eye(model.k)[agent]])
@@ -205,7 +216,7 @@ def _profile_bound(model, theta_hat, best, gauge, agent, direction, se):
     drop = best - CHI2_95 / 2.0
     warm = theta_hat
 
-    def excess(v):  # > 0 inside the interval, < 0 outside
+    def excess(v: float) -> float:  # > 0 inside the interval, < 0 outside
         nonlocal warm
         warm, value = model.maximise(warm, constraints, np.array([0.0, v]))
         return value - drop
@@ -326,7 +337,7 @@ def rating_history(
     anchor: str | None = None,
     points: int = 20,
     intervals: bool = True,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Ratings refitted on growing prefixes of ``results`` (in the order given: a run's schedule
     order), as rows ``{"games", "agent", "elo", "low", "high"}``: how the ratings and their 95%
     intervals settle as games accumulate.

@@ -4,18 +4,25 @@ first-player win rate, game lengths and thinking time per move."""
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter, defaultdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from board_arena.arena.openings import format_openings
 from board_arena.arena.ratings import Ratings
 from board_arena.arena.settings import TournamentSettings
+from board_arena.arena.sprt import format_sprt
 from board_arena.arena.store import GameResult
+
+if TYPE_CHECKING:  # annotations only: tournament imports this module
+    from board_arena.arena.tournament import Run
 
 __all__ = ["describe_settings", "format_report", "score_interval", "write_report"]
 
 
-def write_report(run, anchor: str | None = None, plots: bool = True) -> str:
+def write_report(run: Run, anchor: str | None = None, plots: bool = True) -> str:
     """The report of a run as ``arena report`` prints it, after writing its plots (elo.png,
     scores.png, history.png) into the run's folder; the same for a run started from Python.
 
@@ -27,8 +34,7 @@ def write_report(run, anchor: str | None = None, plots: bool = True) -> str:
     Raises:
         ValueError: ``anchor`` is not an agent of the run, or has played no game yet.
     """
-    import os
-
+    # Imported here, when plots are asked for: matplotlib takes about a second to import.
     from board_arena.arena.plots import write_plots
 
     ratings = run.ratings(anchor=anchor)
@@ -42,16 +48,9 @@ def write_report(run, anchor: str | None = None, plots: bool = True) -> str:
 
 
 def describe_settings(settings: TournamentSettings) -> str:
-    params = ", ".join(f"{k}={v}" for k, v in settings.make_game().params.items())
-    budget = f", {settings.move_time:g} s per move" if settings.move_time else ""
-    swap = "" if settings.swap else ", no seat swap"
-    gauntlet = f", gauntlet of {settings.labels[0]}" if settings.gauntlet else ""
-    openings = f", openings {settings.openings.split(' sha1:')[0]}" if settings.openings else ""
-    most = "at most " if settings.sprt else ""
-    return (
-        f"{settings.game} ({params}); {len(settings.agents)} agents, {most}{settings.games} games per pairing, "
-        f"seed {settings.seed}{budget}{swap}{gauntlet}{openings}"
-    )
+    """The settings in one line, as the report and the plots head them
+    (:meth:`TournamentSettings.describe`)."""
+    return settings.describe()
 
 
 def _table(rows: list[list[str]], align: str) -> list[str]:
@@ -127,8 +126,6 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
             rows.append([f"{a} vs {b}", f"{100 * mean:.1f}%", f"[{100 * low:.1f}%, {100 * high:.1f}%]", f"({len(scores)} games)"])
     lines += _table(rows, "lrrr") + [""]
     if settings.sprt:
-        from board_arena.arena.sprt import format_sprt
-
         lines += format_sprt(settings, games) + [""]
 
     n = len(games)
@@ -143,8 +140,6 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
         f"draws {100 * first[0.0] / n:.1f}%, losses {100 * first[-1.0] / n:.1f}%"
     )
     if settings.openings:
-        from board_arena.arena.openings import format_openings
-
         lines += format_openings(settings, games)
     plies = [g.plies for g in games]
     lines.append(f"Game length: {sum(plies) / n:.1f} plies on average (shortest {min(plies)}, longest {max(plies)})")

@@ -8,12 +8,21 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator
+from dataclasses import dataclass, field, fields
+from typing import Any, Iterable, Iterator
 
 from board_arena import agents, engines
+from board_arena.arena.openings import Openings, parse_openings
+from board_arena.arena.sprt import Sprt
 
-__all__ = ["TournamentSettings", "ScheduledGame", "split_agent_list", "parse_game_spec", "derive_seed"]
+__all__ = [
+    "TournamentSettings",
+    "ScheduledGame",
+    "split_agent_list",
+    "parse_game_spec",
+    "parse_param_options",
+    "derive_seed",
+]
 
 
 def split_agent_list(text: str) -> list[str]:
@@ -38,7 +47,22 @@ def parse_game_spec(text: str) -> tuple[str, dict[str, str]]:
     return agents.parse_spec(text)
 
 
-def derive_seed(*parts) -> int:
+def parse_param_options(items: Iterable[str]) -> dict[str, str]:
+    """The values of repeated ``--param NAME=VALUE`` options, by name.
+
+    Raises:
+        ValueError: an item without ``=`` or without a name.
+    """
+    params = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param takes NAME=VALUE, e.g. --param pits=5, not {item!r}")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def derive_seed(*parts: object) -> int:
     """A 63-bit seed from the tournament seed, a purpose (``"start"``, ``"agent"``) and a game's
     coordinates: stable across runs, and different purposes never share a stream."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
@@ -83,18 +107,18 @@ class TournamentSettings:
     move_time: float | None = None
     swap: bool = True
     labels: tuple[str, ...] = field(default=())
-    #: ``random:N`` or ``file:NAME sha1:...`` (see arena.openings); the file's sequences, as played.
-    openings: str | None = None
-    opening_lines: tuple[str, ...] = field(default=())
+    #: How the games start (random plies or a file's lines, see arena.openings); None: from the
+    #: game's start.
+    openings: Openings | None = None
     #: An SPRT of the first agent against the second (arena.sprt.Sprt's fields); ``games`` is
     #: then the most games the match may take.
-    sprt: dict | None = None
+    sprt: dict[str, Any] | None = None
     #: The first agent plays each of the others, and they do not play each other.
     gauntlet: bool = False
     #: Python files or modules that register agents, loaded by every process of the run.
     plugins: tuple[str, ...] = field(default=())
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if len(self.agents) < 2:
             raise ValueError("a tournament needs at least two agents, e.g. --agents mcts,alphabeta")
         if len(self.agents) > MAX_AGENTS:
@@ -113,36 +137,40 @@ class TournamentSettings:
         if not self.labels:
             object.__setattr__(self, "labels", _labels(self.agents))
         if self.sprt is not None:
-            from board_arena.arena.sprt import Sprt
-
             Sprt(**self.sprt)  # checks the values
             if len(self.agents) != 2 or not self.swap:
                 raise ValueError("--sprt tests one match: it needs exactly two agents and seat swapping (no --noswap)")
-        if self.openings and self.openings.startswith("random:"):
-            from board_arena.arena.openings import _random_plies
-
-            _random_plies(self.openings)  # checks N
-        elif self.openings and not self.opening_lines:
-            raise ValueError(f"openings {self.openings!r} without their sequences")
+        if self.openings is not None and not isinstance(self.openings, Openings):
+            raise ValueError(f"openings must be an arena.openings.Openings (TournamentSettings.create parses text), not {self.openings!r}")
 
     # -- validation and construction ----------------------------------------------------------
 
     @classmethod
-    def create(cls, game: str, agent_specs, **options: Any) -> "TournamentSettings":
-        """Validated settings: ``game`` may carry parameters (``kalah:pits=5``); every agent spec is
-        made once, so a bad one fails here with its message, before anything is played."""
+    def create(cls, game: str, agent_specs: Iterable[str], **options: Any) -> "TournamentSettings":
+        """Validated settings from what a user writes.
+
+        Args:
+            game: the game, with parameters if any (``kalah:pits=5``).
+            agent_specs: the agents' specs (``mcts:iterations=500``).
+            options: the other fields; ``game_params`` (more parameters of the game),
+                ``openings`` (``random:N`` or a file's path) with ``opening_plies``, ``sprt`` as
+                text (``elo0=0,elo1=10``), and ``plugins`` as given.
+
+        Raises:
+            ValueError: a bad game, agent, parameter or option (its message says what is
+                allowed); every agent is made once here, so that nothing fails after the run has
+                begun.
+        """
         name, raw = parse_game_spec(game)
         extra = options.pop("game_params", {}) or {}
         made = engines.make(name, **{**raw, **extra})
         specs = tuple(agent_specs)
         # Strength-testing options (arena.openings, arena.sprt) arrive as the user wrote them.
-        from board_arena.arena.openings import resolve_openings
-
         if "openings" in options or "opening_plies" in options:
-            options.update(resolve_openings(made, options.pop("openings", None), options.pop("opening_plies", None)))
+            text = options.pop("openings", None)
+            plies = options.pop("opening_plies", None)
+            options["openings"] = text if isinstance(text, Openings) else parse_openings(made, text, plies)
         if isinstance(options.get("sprt"), str):
-            from board_arena.arena.sprt import Sprt
-
             options["sprt"] = Sprt.parse(options["sprt"]).to_dict()
         from board_arena.agents.plugins import (
             load_plugins,
@@ -163,26 +191,60 @@ class TournamentSettings:
         return cls(game=made.name, game_params=dict(made.params), agents=specs, **options)
 
     def make_game(self) -> engines.Game:
+        """The game with its parameters (a new object each call: a worker makes it once)."""
         return engines.make(self.game, **self.game_params)
+
+    def describe(self) -> str:
+        """The settings in one line, as reports and plots head them: ``kalah (pits=6, ...); 2
+        agents, 100 games per pairing, seed 0``."""
+        params = ", ".join(f"{k}={v}" for k, v in self.make_game().params.items())
+        budget = f", {self.move_time:g} s per move" if self.move_time else ""
+        swap = "" if self.swap else ", no seat swap"
+        gauntlet = f", gauntlet of {self.labels[0]}" if self.gauntlet else ""
+        openings = f", openings {self.openings.label}" if self.openings else ""
+        most = "at most " if self.sprt else ""
+        return (
+            f"{self.game} ({params}); {len(self.agents)} agents, {most}{self.games} games per pairing, "
+            f"seed {self.seed}{budget}{swap}{gauntlet}{openings}"
+        )
 
     # -- persistence ---------------------------------------------------------------------------
 
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a run's database stores them: plain JSON values, in the layout of
+        every version so far (``openings`` as its spec, ``random:N`` or ``file:NAME sha1:...``,
+        and the file's ``opening_lines`` beside it), so that earlier runs load, resume and keep
+        their default folder."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["game_params"] = dict(self.game_params)
+        data["sprt"] = None if self.sprt is None else dict(self.sprt)
+        data["openings"] = None if self.openings is None else self.openings.spec
+        data["opening_lines"] = () if self.openings is None else self.openings.lines
+        return data
+
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        """:meth:`to_dict` as JSON (what the run's database holds)."""
+        return json.dumps(self.to_dict(), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> "TournamentSettings":
+        """The settings :meth:`to_json` wrote, by this or an earlier version.
+
+        Raises:
+            ValueError, TypeError, KeyError: text that no version wrote.
+        """
         data = json.loads(text)
         data["agents"] = tuple(data["agents"])
         data["labels"] = tuple(data["labels"])
-        for name in ("opening_lines", "plugins"):
-            if name in data:
-                data[name] = tuple(data[name])
+        if "plugins" in data:
+            data["plugins"] = tuple(data["plugins"])
+        spec, lines = data.pop("openings", None), data.pop("opening_lines", ())
+        data["openings"] = None if spec is None else Openings.from_spec(spec, lines)
         return cls(**data)
 
     def differences(self, other: "TournamentSettings") -> list[str]:
         """The fields that differ, as ``name: this vs other``."""
-        mine, theirs = asdict(self), asdict(other)
+        mine, theirs = self.to_dict(), other.to_dict()
         return [f"{k}: {_short(mine[k])} vs {_short(theirs[k])}" for k in mine if mine[k] != theirs[k]]
 
     def default_out_dir(self) -> str:
@@ -195,7 +257,7 @@ class TournamentSettings:
         # Strength-testing fields left at their defaults are left out too, so that runs made
         # before they existed keep their folder.
         identity = {
-            k: v for k, v in asdict(self).items() if k != "games" and not (k in _STRENGTH_DEFAULTS and v == _STRENGTH_DEFAULTS[k])
+            k: v for k, v in self.to_dict().items() if k != "games" and not (k in _STRENGTH_DEFAULTS and v == _STRENGTH_DEFAULTS[k])
         }
         digest = hashlib.sha1(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:8]
         return os.path.join("arena-runs", f"{self.game}-{names}-{digest}")
@@ -219,7 +281,24 @@ class TournamentSettings:
 
     @property
     def total_games(self) -> int:
+        """Games in the whole run: ``games`` for each pairing."""
         return self.games * len(self.pairings)
+
+    def pair_index(self, game_id: int) -> int:
+        """The pair (of seat-swapped games, or the game without swaps) of a game id, counted per
+        pairing: the games of one round of the schedule share it."""
+        round_ = game_id // len(self.pairings)
+        return round_ // 2 if self.swap else round_
+
+    def start_position(self, scheduled: ScheduledGame, game: engines.Game) -> tuple[engines.State, list[tuple[int, str]]]:
+        """The state a scheduled game starts from, after its opening (arena.openings), and the
+        opening's plies as (the player who moved, the move in notation); ``game`` is
+        :meth:`make_game`'s."""
+        state = game.new_initial_state(scheduled.game_seed)
+        if self.openings is None:
+            return state, []
+        # The start seed is the same for both games of a pair: so is the opening.
+        return state, self.openings.play(state, self.pair_index(scheduled.id), derive_seed(scheduled.game_seed, "opening"))
 
     def schedule(self) -> Iterator[ScheduledGame]:
         """Every game of the round robin, lazily, in a fixed order: round by round over the
@@ -240,13 +319,13 @@ class TournamentSettings:
 _STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": ()}
 
 
-def _short(value, limit: int = 80) -> str:
+def _short(value: object, limit: int = 80) -> str:
     """A setting's value in a message: its repr, cut (an openings file's sequences are long)."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _labels(specs) -> tuple[str, ...]:
+def _labels(specs: Iterable[str]) -> tuple[str, ...]:
     seen: dict[str, int] = {}
     labels = []
     for spec in specs:

@@ -36,10 +36,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-__all__ = ["Sprt", "SprtWatch", "PAIR_SCORES", "pentanomial", "pair_stats", "format_sprt", "pairs_of"]
+if TYPE_CHECKING:  # annotations only: settings imports this module
+    from board_arena.arena.settings import ScheduledGame, TournamentSettings
+    from board_arena.arena.store import GameResult
+
+__all__ = ["Sprt", "SprtWatch", "sprt_of", "PAIR_SCORES", "pentanomial", "pair_stats", "format_sprt", "pairs_of"]
 
 #: A pair's score for the first agent, as a fraction of the pair's two points.
 PAIR_SCORES = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
@@ -53,15 +59,15 @@ MODELS = ("logistic", "normalized")
 MAX_NORMALIZED_ELO = 200
 
 
-def elo_to_score(elo):
+def elo_to_score(elo: ArrayLike) -> np.ndarray:
     """Expected score of a player ``elo`` points stronger (logistic model)."""
     return 1.0 / (1.0 + 10.0 ** (-np.asarray(elo, float) / 400.0))
 
 
-def score_to_elo(score):
+def score_to_elo(score: ArrayLike) -> np.ndarray:
     """The logistic Elo difference of an expected score in (0, 1)."""
-    score = np.clip(np.asarray(score, float), 1e-12, 1 - 1e-12)
-    return 400.0 * np.log10(score / (1.0 - score))
+    clipped = np.clip(np.asarray(score, float), 1e-12, 1 - 1e-12)
+    return 400.0 * np.log10(clipped / (1.0 - clipped))
 
 
 def _elo_or_infinite(score: float) -> float:
@@ -122,7 +128,7 @@ class Sprt:
     beta: float = 0.05
     model: str = "logistic"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
             raise ValueError(f"SPRT elo0 must be less than elo1, not {self.elo0:g} and {self.elo1:g}")
         if not (-1000 <= self.elo0 and self.elo1 <= 1000):
@@ -145,7 +151,7 @@ class Sprt:
             ValueError: a malformed or out-of-range value (the message shows the form).
         """
         form = "write --sprt elo0=0,elo1=10[,alpha=0.05,beta=0.05,model=logistic|normalized]"
-        values: dict = {}
+        values: dict[str, Any] = {}
         for item in filter(None, (part.strip() for part in text.split(","))):
             key, sep, value = item.partition("=")
             key = key.strip()
@@ -165,7 +171,7 @@ class Sprt:
             raise ValueError(f"SPRT needs elo0 and elo1: {form}")
         return cls(**values)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def __str__(self) -> str:
@@ -177,7 +183,7 @@ class Sprt:
         """Wald's bounds on the LLR: (accept H0 at or below, accept H1 at or above)."""
         return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
 
-    def llr(self, counts) -> float:
+    def llr(self, counts: Sequence[float]) -> float:
         """The log-likelihood ratio of H1 against H0 given pentanomial ``counts`` (pairs scoring
         0, 1/2, 1, 3/2, 2 for the first agent)."""
         return float(self.llrs(np.asarray(counts, float)[None])[0])
@@ -207,7 +213,18 @@ class Sprt:
         return "H1" if llr >= high else "H0" if llr <= low else None
 
 
-def pairs_of(settings, games) -> list[tuple]:
+def sprt_of(settings: TournamentSettings) -> Sprt:
+    """The SPRT of a run.
+
+    Raises:
+        ValueError: the run has none.
+    """
+    if settings.sprt is None:
+        raise ValueError("the run has no SPRT (--sprt)")
+    return Sprt(**settings.sprt)
+
+
+def pairs_of(settings: TournamentSettings, games: Iterable[GameResult]) -> list[tuple[GameResult, GameResult]]:
     """The complete seat-swapped pairs among ``games``: ``(first, second)`` results of the same
     start and pairing, both stored (with concurrency pairs complete out of order; a lone game
     waits for its partner). Needs ``settings.swap``."""
@@ -223,7 +240,7 @@ def pairs_of(settings, games) -> list[tuple]:
     return pairs
 
 
-def pentanomial(settings, games, agent: str | None = None) -> list[int]:
+def pentanomial(settings: TournamentSettings, games: Iterable[GameResult], agent: str | None = None) -> list[int]:
     """Counts of the complete pairs by the score of ``agent`` (default: the first agent) in them:
     ``[0, 1/2, 1, 3/2, 2]`` points."""
     agent = agent or settings.labels[0]
@@ -248,7 +265,7 @@ class PairStats:
     los: float  # likelihood of superiority: the probability that the first agent is stronger
 
 
-def pair_stats(counts) -> PairStats:
+def pair_stats(counts: Sequence[float]) -> PairStats:
     """Elo difference with its 95% interval and the LOS, from pentanomial ``counts`` (the normal
     approximation on the mean pair score, whose variance the pairs' spread gives: fastchess's
     pentanomial Elo).
@@ -258,11 +275,11 @@ def pair_stats(counts) -> PairStats:
         >>> (s.score, s.elo, s.los)
         (0.5, 0.0, 0.5)
     """
-    counts = np.asarray(counts, float)
-    n = counts.sum()
+    pairs = np.asarray(counts, float)
+    n = pairs.sum()
     if n == 0:
         return PairStats(0, math.nan, math.nan, math.nan, math.nan, math.nan)
-    probs = counts / n
+    probs = pairs / n
     score = float((probs * PAIR_SCORES).sum())
     variance = float((probs * (PAIR_SCORES - score) ** 2).sum())
     error = math.sqrt(variance / n)
@@ -281,9 +298,9 @@ class SprtWatch:
     report or resume that replays the stored games reaches the same verdict. ``decision`` is
     ``"H0"``, ``"H1"`` or None."""
 
-    def __init__(self, settings, games=()):
+    def __init__(self, settings: TournamentSettings, games: Iterable[GameResult] = ()):
         self.settings = settings
-        self.test = Sprt(**settings.sprt)
+        self.test = sprt_of(settings)
         self.first = settings.labels[0]
         self.per_round = len(settings.pairings)
         self.counts = [0] * 5
@@ -297,11 +314,12 @@ class SprtWatch:
             self.add(g)
 
     @classmethod
-    def for_run(cls, settings, games) -> "SprtWatch | None":
+    def for_run(cls, settings: TournamentSettings, games: Iterable[GameResult]) -> "SprtWatch | None":
         """The watch of a run with an SPRT; None for a run without."""
         return cls(settings, games) if settings.sprt else None
 
-    def add(self, result) -> None:
+    def add(self, result: GameResult) -> None:
+        """Counts a finished game (its pair once complete, in schedule order)."""
         points = result.score_for(0) if result.player0 == self.first else result.score_for(1)
         round_ = result.id // self.per_round
         key = result.id - (round_ % 2) * self.per_round  # the id of the pair's first game
@@ -320,7 +338,7 @@ class SprtWatch:
             if self.decision:
                 self.decided_after, self.decided_llr = sum(self.counts), llr
 
-    def until_decided(self, todo):
+    def until_decided(self, todo: Iterable[ScheduledGame]) -> Iterator[ScheduledGame]:
         """The games of ``todo`` up to the decision (checked before each game is handed out)."""
         for scheduled in todo:
             if self.decision:
@@ -328,17 +346,17 @@ class SprtWatch:
             yield scheduled
 
 
-def sprt_state(settings, games) -> tuple[float, str | None, list[int]]:
+def sprt_state(settings: TournamentSettings, games: list[GameResult]) -> tuple[float, str | None, list[int]]:
     """(LLR, decision or None, pentanomial counts) of the run's SPRT over its complete pairs."""
-    test = Sprt(**settings.sprt)
+    test = sprt_of(settings)
     counts = pentanomial(settings, games)
     llr = test.llr(counts)
     return llr, test.decision(llr), counts
 
 
-def format_sprt(settings, games) -> list[str]:
+def format_sprt(settings: TournamentSettings, games: list[GameResult]) -> list[str]:
     """The SPRT section of a report, e.g. ``LLR 2.98 (-2.94, 2.94) H1 accepted``."""
-    test = Sprt(**settings.sprt)
+    test = sprt_of(settings)
     llr, _, counts = sprt_state(settings, games)
     watch = SprtWatch(settings, games)
     low, high = test.bounds

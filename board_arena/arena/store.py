@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, Iterator
 
 from board_arena.arena.movelog import add_moves_view
 from board_arena.arena.settings import TournamentSettings
@@ -80,7 +80,7 @@ class GameResult:
     finished_at: str = ""
     #: What the search reported for each ply (see :mod:`arena.movelog`), as played; a game loaded
     #: from the database leaves it None (read it with ``RunStore.searches`` or ``Run.moves``).
-    searches: list[list] | None = None
+    searches: list[list[Any]] | None = None
 
     def score_for(self, seat: int) -> float:
         """The seat's tournament score: 1 win, 0.5 draw, 0 loss."""
@@ -99,6 +99,7 @@ class RunStore:
         self._connection: sqlite3.Connection | None = None
 
     def exists(self) -> bool:
+        """Whether the folder holds a database (of any program)."""
         return os.path.isfile(self.path)
 
     def _new_connection(self, readonly: bool) -> sqlite3.Connection:
@@ -112,7 +113,7 @@ class RunStore:
         return connection
 
     @contextmanager
-    def _connect(self):
+    def _connect(self) -> Iterator[sqlite3.Connection]:
         """This store's connection (opened once per process), in a transaction that commits on
         success."""
         try:
@@ -124,6 +125,7 @@ class RunStore:
             raise ValueError(f"cannot use the results database {self.path}: {error}") from None
 
     def close(self) -> None:
+        """Closes the connection (a store opens it again when next used)."""
         if self._connection is not None:
             self._connection.close()
             self._connection = None
@@ -214,6 +216,7 @@ class RunStore:
             raise ValueError(f"{self.path} holds settings this version cannot read ({error})") from None
 
     def finished_ids(self) -> set[int]:
+        """The ids of the games stored."""
         with self._connect() as db:
             return {row[0] for row in db.execute("SELECT id FROM games")}
 
@@ -252,7 +255,7 @@ class RunStore:
             results.append(GameResult(**data))
         return results
 
-    def searches(self, ids: list[int] | None = None) -> dict[int, list[list] | None]:
+    def searches(self, ids: list[int] | None = None) -> dict[int, list[list[Any]] | None]:
         """The per-move log of every finished game (or of the games ``ids``), by game id; None
         for a game stored without one (see :mod:`arena.movelog`)."""
         with self._connect() as db:
@@ -271,7 +274,7 @@ class RunStore:
 _GAME_COLUMNS = tuple(name for name in GameResult.__dataclass_fields__ if name != "searches")
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     """A number that ``json`` does not know (a numpy scalar an agent reported) as a plain one."""
     if hasattr(value, "item"):
         return value.item()
@@ -317,7 +320,7 @@ class RunLock:
         self._handle = handle
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._handle is not None:
             self._handle.truncate(0)
             self._handle.close()  # closing releases the lock

@@ -5,6 +5,7 @@ so that the parser there gains only a call or two."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 __all__ = ["add_strength_options", "add_plugin_option", "strength_options", "load_agent_plugins"]
 
@@ -44,6 +45,7 @@ def add_strength_options(run: argparse.ArgumentParser) -> None:
 
 
 def add_plugin_option(parser: argparse.ArgumentParser) -> None:
+    """``--plugin`` (repeatable) for a command."""
     parser.add_argument(
         "--plugin",
         action="append",
@@ -53,9 +55,9 @@ def add_plugin_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def strength_options(args) -> dict:
+def strength_options(args: argparse.Namespace) -> dict[str, Any]:
     """The ``TournamentSettings.create`` options that these flags give."""
-    options: dict = {}
+    options: dict[str, Any] = {}
     if args.openings is not None or args.opening_plies is not None:
         options["openings"] = args.openings
         options["opening_plies"] = args.opening_plies
@@ -68,7 +70,7 @@ def strength_options(args) -> dict:
     return options
 
 
-def load_agent_plugins(args) -> None:
+def load_agent_plugins(args: argparse.Namespace) -> None:
     """Loads the installed packages' agents (entry points) and the ``--plugin`` ones.
 
     Raises:

@@ -6,22 +6,31 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
 
 tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
 
 from board_arena import engines
+from board_arena.arena.cluster import RayPool
 from board_arena.arena.movelog import MOVE_COLUMNS, move_rows
-from board_arena.arena.pool import LocalPool, ignoring_interrupts
+from board_arena.arena.pool import (
+    InlinePool,
+    ProcessPool,
+    WorkerPool,
+    ignoring_interrupts,
+)
 from board_arena.arena.ratings import Ratings, fit_ratings, rating_history
-from board_arena.arena.settings import TournamentSettings
+from board_arena.arena.report import write_report
+from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.sprt import SprtWatch
 from board_arena.arena.store import GameResult, RunLock, RunStore
-from board_arena.arena.worker import play_scheduled_game, warm_up_agents
 
-__all__ = ["run_tournament", "load_run", "Run", "rating_results"]
+if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
+    import pandas
+
+__all__ = ["run_tournament", "load_run", "make_pool", "Run", "rating_results"]
 
 
 def rating_results(games: list[GameResult]) -> list[tuple[str, str, float]]:
@@ -51,8 +60,8 @@ class Run:
     out_dir: str
     settings: TournamentSettings
     games: list[GameResult]
-    #: Kernels compiled by worker processes after their warm-up, during this call (expected 0;
-    #: None when no worker process ran).
+    #: Kernels compiled by the workers (at concurrency 1, this process) after their warm-up,
+    #: during this call (expected 0; None when no game was played).
     worker_compilations: int | None = None
 
     def __repr__(self) -> str:
@@ -62,12 +71,12 @@ class Run:
             f"{len(self.games):,} of {self.settings.total_games:,} games played; {self.out_dir}>"
         )
 
-    def records(self) -> list[dict]:
+    def records(self) -> list[dict[str, Any]]:
         """The games as plain dicts (one per game, the database's columns but the per-move log,
         which :meth:`moves` gives)."""
         return [{**{k: v for k, v in vars(g).items() if k != "searches"}, "moves": list(g.moves)} for g in self.games]
 
-    def moves(self) -> list[dict]:
+    def moves(self) -> list[dict[str, Any]]:
         """Every ply of every stored game with what the mover's search reported, as plain dicts:
         ``game_id, ply, seat, agent, move, opening, value, exact, depth, nodes, simulations,
         seconds`` (the ``moves`` view of the database; see :mod:`arena.movelog`). Fields a search
@@ -76,7 +85,7 @@ class Run:
         """
         return move_rows(self.games, self.searches())
 
-    def searches(self, game_ids: list[int] | None = None) -> dict[int, list | None]:
+    def searches(self, game_ids: list[int] | None = None) -> dict[int, list[list[Any]] | None]:
         """The per-move logs (see :mod:`arena.movelog`) of the games (or of ``game_ids``), by id,
         read from the run's database (a game just played carries its own)."""
         chosen = None if game_ids is None else set(game_ids)
@@ -93,15 +102,19 @@ class Run:
             logs.update((i, stored.get(i)) for i in missing)
         return logs
 
-    def moves_dataframe(self):
-        """:meth:`moves` as a pandas DataFrame (needs ``pip install pandas``)."""
-        try:
+    def moves_dataframe(self) -> pandas.DataFrame:
+        """:meth:`moves` as a pandas DataFrame (needs ``pip install pandas``).
+
+        Raises:
+            ImportError: pandas is not installed.
+        """
+        try:  # an optional library, and a heavy import: here only
             import pandas
         except ImportError:
             raise ImportError("moves_dataframe needs pandas: pip install pandas (moves() needs nothing)") from None
         return pandas.DataFrame(self.moves(), columns=list(MOVE_COLUMNS))
 
-    def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict]:
+    def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict[str, Any]]:
         """The ratings refitted on growing prefixes of the games in schedule order: rows
         ``{"games", "agent", "elo", "low", "high"}`` (see :func:`arena.ratings.rating_history`)."""
         return rating_history(rating_results(sorted(self.games, key=lambda g: g.id)), list(self.settings.labels), anchor, points, intervals)
@@ -109,13 +122,15 @@ class Run:
     def write_report(self, anchor: str | None = None, plots: bool = True) -> str:
         """Writes the plots into the run's folder and returns the report, as ``arena report``
         prints it (see :func:`arena.report.write_report`)."""
-        from board_arena.arena.report import write_report
-
         return write_report(self, anchor, plots)
 
-    def to_dataframe(self):
-        """The games as a pandas DataFrame (needs ``pip install pandas``)."""
-        try:
+    def to_dataframe(self) -> pandas.DataFrame:
+        """The games as a pandas DataFrame (needs ``pip install pandas``).
+
+        Raises:
+            ImportError: pandas is not installed.
+        """
+        try:  # an optional library, and a heavy import: here only
             import pandas
         except ImportError:
             raise ImportError("to_dataframe needs pandas: pip install pandas (records() needs nothing)") from None
@@ -166,7 +181,7 @@ class _Tally:
     """Running points per agent, for the progress bar (kept incrementally: a run may hold a
     million games)."""
 
-    def __init__(self, settings: TournamentSettings, games):
+    def __init__(self, settings: TournamentSettings, games: Iterable[GameResult]):
         self.labels = settings.labels
         self.points = dict.fromkeys(self.labels, 0.0)
         self.played = dict.fromkeys(self.labels, 0)
@@ -187,6 +202,21 @@ class _Tally:
         return ", ".join(f"{n} {100 * points[n] / max(played[n], 1):.0f}%" for n in best)
 
 
+def make_pool(settings: TournamentSettings, concurrency: int | None = None, cluster: str | None = None) -> WorkerPool:
+    """The worker pool that plays a run's games: on Ray when ``cluster`` is given (``"ray"``,
+    ``"auto"`` or ``"ray://HOST:PORT"``; ``concurrency`` Ray workers, default one per CPU of the
+    cluster), else in this process for ``concurrency`` 1 and on worker processes otherwise
+    (default: one per core).
+
+    Raises:
+        ValueError: a ``concurrency`` below 1, or a malformed ``cluster``.
+    """
+    if cluster is not None:
+        return RayPool(settings, concurrency, where=cluster)
+    concurrency = concurrency or os.cpu_count() or 1
+    return InlinePool(settings) if concurrency == 1 else ProcessPool(settings, concurrency)
+
+
 def run_tournament(
     settings: TournamentSettings,
     out_dir: str | None = None,
@@ -202,50 +232,49 @@ def run_tournament(
     settings only, not on ``concurrency`` (each game has its own seeds), nor on where they are
     played.
 
-    ``cluster`` plays the games on Ray (see :mod:`arena.cluster`): ``"ray"`` starts a Ray instance
-    on this machine, ``"auto"`` joins this machine's cluster, ``"ray://HOST:PORT"`` a remote one;
-    ``concurrency`` is then the number of Ray workers (default: the cluster's CPUs).
+    Args:
+        settings: the tournament.
+        out_dir: the run folder (default :meth:`TournamentSettings.default_out_dir`).
+        concurrency: games played at once (default: the cores here, or the CPUs of the cluster).
+        progress: show a progress bar (on standard error).
+        on_result: called with each game once it is stored.
+        cluster: play the games on Ray (see :mod:`arena.cluster`): ``"ray"`` starts a Ray
+            instance on this machine, ``"auto"`` joins this machine's cluster,
+            ``"ray://HOST:PORT"`` a remote one.
 
     Raises:
-        ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable ``cluster``,
-            or Ray not installed.
+        ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable
+            ``cluster``, or Ray not installed; ``concurrency`` below 1.
+        arena.pool.WorkerLost: workers kept dying (the games finished are stored).
     """
     out_dir = out_dir or settings.default_out_dir()
-    if cluster is None and not concurrency:
-        concurrency = os.cpu_count() or 1
-    if concurrency is not None and concurrency < 1:
-        raise ValueError(f"concurrency must be at least 1, not {concurrency}")
-    ray_pool = None
-    if cluster is not None:  # joined before the run folder is made: a bad address leaves nothing
-        from board_arena.arena.cluster import RayPool, parse_cluster
-
-        ray_pool = RayPool(parse_cluster(cluster))
-        ray_pool.connect()
-    try:
+    # Joined before the run folder is made: a bad cluster address leaves nothing behind. The
+    # pool plays the stored settings: they are these (RunStore.open refuses any other run).
+    with make_pool(settings, concurrency, cluster) as pool:
         with RunLock(out_dir):
             store = RunStore(out_dir)
             try:
-                settings = store.open(settings)
-                compilations = _play_missing(settings, store, concurrency, progress, on_result, ray_pool)
+                store.open(settings)
+                compilations = _play_missing(pool, store, progress, on_result)
             finally:
                 store.close()
-    finally:
-        if ray_pool is not None:
-            ray_pool.close()
     run = load_run(out_dir)
     run.worker_compilations = compilations
     return run
 
 
-def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=None) -> int | None:
-    """Plays the games not yet stored, storing each as it comes back (this process is the only
-    writer); returns the kernels compiled by worker processes after their warm-up (None when the
-    games were played here)."""
+def _play_missing(
+    pool: WorkerPool, store: RunStore, progress: bool, on_result: Callable[[GameResult], None] | None
+) -> int | None:
+    """Plays the games not yet stored on ``pool``, storing each as it comes back (this process is
+    the only writer); returns the kernels compiled by the workers after their warm-up (None when
+    no game was played)."""
+    settings = pool.settings
     done = store.finished_ids()
     remaining = settings.total_games - sum(1 for i in done if i < settings.total_games)
     if remaining <= 0:
         return None
-    todo = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
+    todo: Iterable[ScheduledGame] = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
     # An SPRT (arena.sprt) ends the schedule once it decides: no new game is handed out, and the
     # games in flight finish and are stored.
     watch = SprtWatch.for_run(settings, store.games())
@@ -253,12 +282,9 @@ def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=No
         if watch.decision:
             return None
         todo = watch.until_decided(todo)
-    game = settings.make_game()
-    # Compile (or load) every kernel once, before the progress bar and any clock start; forked
-    # workers inherit the machine code, spawned ones load it from the cache. (Ray actors warm up
-    # on their own nodes, at the same time as each other.)
-    if ray_pool is None:
-        warm_up_agents(settings, game)
+    # Compile (or load) every kernel before the progress bar and any clock start (the local
+    # backends, here; Ray actors warm up on their own nodes, at the same time as each other).
+    pool.prepare()
     tally = _Tally(settings, store.games())
     bar = tqdm(
         total=settings.total_games,
@@ -288,29 +314,14 @@ def _play_missing(settings, store, concurrency, progress, on_result, ray_pool=No
         pending.clear()
         last_commit = time.monotonic()
 
-    def record(result: GameResult) -> None:
-        pending.append(result)
-        if watch is not None:
-            watch.add(result)
-        if time.monotonic() - last_commit >= COMMIT_SECONDS:
-            commit()
-
     try:
-        if ray_pool is not None:
-            for result in ray_pool.play(settings, todo, min(concurrency, remaining) if concurrency else None):
-                record(result)
-            return ray_pool.compilations
-        if min(concurrency, remaining) == 1:
-            for scheduled in todo:
-                record(play_scheduled_game(settings, scheduled, game))
-            return None
-        pool = LocalPool(settings, min(concurrency, remaining))  # more would warm up for nothing
-        try:
-            for result in pool.play(todo):
-                record(result)
-        finally:
-            compilations = pool.compilations
-        return compilations
+        for result in pool.play(todo):
+            pending.append(result)
+            if watch is not None:
+                watch.add(result)
+            if time.monotonic() - last_commit >= COMMIT_SECONDS:
+                commit()
+        return pool.compilations
     finally:
         with ignoring_interrupts():
             commit()

@@ -1,4 +1,7 @@
-"""Playing the games of a tournament, in worker processes that warm up once."""
+"""Playing the games of a tournament: a :class:`GamePlayer` per worker (a process of the local
+pool, a Ray actor, or the run's own process) builds the game once, warms every agent's kernels up
+once, and plays each scheduled game with agents it keeps and resets between games.
+"""
 
 from __future__ import annotations
 
@@ -7,90 +10,142 @@ import json
 import signal
 import sys
 import time
+from collections import OrderedDict
 
+import numpy as np
 from numba.core import event as numba_event
 
 from board_arena import agents, engines
-from board_arena.arena.movelog import logging_moves, opening_entries, search_entry
-from board_arena.arena.openings import start_position
+from board_arena.agents.plugins import load_entry_points, load_plugins
+from board_arena.arena.movelog import logging_moves, opening_entry, search_entry
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
 
-__all__ = ["play_scheduled_game", "warm_up_agents", "init_worker", "compilations_since_warm_up"]
+__all__ = ["GamePlayer", "play_scheduled_game", "warm_up_agents", "warm_up_game", "start_worker_process"]
+
+#: Agents a player keeps at most (the least recently used goes first): every agent of a round
+#: robin of up to this many, while a larger one keeps its memory bounded (an alpha-beta holds a
+#: table of 16 MiB by default).
+MAX_KEPT_AGENTS = 16
 
 
-def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, game=None) -> GameResult:
-    """Plays one game of the schedule with fresh agents seeded for it; the result depends on the
-    settings and the game only (never on the process or the order), so runs are reproducible.
+class GamePlayer:
+    """Plays scheduled games of one tournament in this process.
 
-    An agent that fails (raises, or returns an illegal move) loses the game, with the reason
-    recorded and score 0; an error of the engine itself is not the agent's fault and stops the
-    run (``end_reason`` is ``"rules"`` for every game that ended by the rules, ``"ply cap"`` for
-    a game stopped as a draw by the variant's ply cap).
+    The game is built once. Each agent of the tournament is built once, when it first plays, and
+    reset with its seeds before each game (:meth:`agents.Agent.reset`), which makes it play as a
+    fresh agent with those seeds would: the result of a game depends on the settings and the
+    game only, never on the process or on the games played before, so runs are reproducible at
+    any concurrency.
+
+    Example:
+        >>> from board_arena import arena
+        >>> settings = arena.TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2)
+        >>> player = GamePlayer(settings)
+        >>> first = [player.play(g).moves for g in settings.schedule()]
+        >>> first == [player.play(g).moves for g in settings.schedule()]  # the same agents, reset
+        True
     """
-    game = game or settings.make_game()
-    seats = [
-        agents.make_agent(settings.agents[scheduled.players[seat]], seed=scheduled.agent_seeds[seat])
-        for seat in (0, 1)
-    ]
-    limit = agents.Limit(time=settings.move_time) if settings.move_time else None
-    # The opening (arena.openings) is played before the agents take over, and is part of the moves.
-    state, names = start_position(settings, scheduled, game)
-    thinking = [0.0, 0.0]
-    chosen = [0, 0]
-    end_reason = "rules"
-    result = None
-    # What each search reported, one entry per ply (arena.movelog); moves played before the agents
-    # took over (an opening) have none.
-    logging = logging_moves()
-    searches = opening_entries(game, scheduled.game_seed, names) if logging else None
-    while not state.is_terminal():
-        mover = state.current_player
-        start = time.perf_counter()
-        seats[mover].last_search = None  # an agent that reports nothing must not repeat its last report
-        try:
-            move = seats[mover].select_move(seats[mover].observe(state, mover), limit)
-        except Exception as error:  # an agent's failure must not stop the tournament
-            end_reason = f"error in seat {mover} ({settings.agents[scheduled.players[mover]]}): {error}"
-        finally:
-            thinking[mover] += time.perf_counter() - start
-            chosen[mover] += 1
-        if end_reason == "rules" and not state.is_legal(move):
-            end_reason = f"illegal move {move} by seat {mover} ({settings.agents[scheduled.players[mover]]})"
-        if end_reason != "rules":
-            result = -1.0 if mover == 0 else 1.0
-            break
-        names.append(game.format_move(state, move))
-        if searches is not None:
-            searches.append(search_entry(mover, seats[mover].last_search))
-        state.apply(move)
-    if result is None:
-        result = state.outcome()
-        if state.end_reason == engines.PLY_CAP:  # a draw by a bound for machines, counted apart
-            end_reason = engines.PLY_CAP
-    return GameResult(
-        id=scheduled.id,
-        player0=settings.labels[scheduled.players[0]],
-        player1=settings.labels[scheduled.players[1]],
-        spec0=settings.agents[scheduled.players[0]],
-        spec1=settings.agents[scheduled.players[1]],
-        game_seed=scheduled.game_seed,
-        seed0=scheduled.agent_seeds[0],
-        seed1=scheduled.agent_seeds[1],
-        moves=names,
-        result=float(result),
-        score=state.score() if end_reason == "rules" else 0,
-        plies=len(names),
-        time0=thinking[0],
-        time1=thinking[1],
-        moves0=chosen[0],
-        moves1=chosen[1],
-        end_reason=end_reason,
-        searches=searches,
-    )
+
+    def __init__(self, settings: TournamentSettings, game: engines.Game | None = None, warm_up: bool = True):
+        self.settings = settings
+        self.game = game or settings.make_game()
+        self.limit = agents.Limit(time=settings.move_time) if settings.move_time else None
+        self._agents: OrderedDict[int, agents.Agent] = OrderedDict()  # by index in settings.agents
+        if warm_up:
+            warm_up_agents(settings, self.game)
+            warm_up_game(self.game)
+
+    def _agent(self, index: int, seed: int) -> agents.Agent:
+        """Agent ``index`` of the settings, reset with ``seed``."""
+        agent = self._agents.pop(index, None)
+        if agent is None:
+            agent = agents.make_agent(self.settings.agents[index], seed=seed)
+        else:
+            agent.reset(seed)
+        self._agents[index] = agent  # the most recently used last
+        if len(self._agents) > MAX_KEPT_AGENTS:
+            self._agents.popitem(last=False)
+        return agent
+
+    def play(self, scheduled: ScheduledGame) -> GameResult:
+        """Plays one game of the schedule.
+
+        An agent that fails (raises, or returns an illegal move) loses the game, with the reason
+        recorded and score 0; an error of the engine itself is not the agent's fault and stops the
+        run (``end_reason`` is ``"rules"`` for every game that ended by the rules, ``"ply cap"``
+        for a game stopped as a draw by the variant's ply cap).
+        """
+        settings, game = self.settings, self.game
+        specs = [settings.agents[scheduled.players[seat]] for seat in (0, 1)]
+        seats = [self._agent(scheduled.players[seat], scheduled.agent_seeds[seat]) for seat in (0, 1)]
+        # The opening (arena.openings) is played before the agents take over, and is part of the moves.
+        state, opening = settings.start_position(scheduled, game)
+        names = [name for _, name in opening]
+        thinking = [0.0, 0.0]
+        chosen = [0, 0]
+        end_reason = "rules"
+        result: float | None = None  # seat 0's, once the game is lost by a failure or over
+        # What each search reported, one entry per ply (arena.movelog); moves played before the
+        # agents took over (an opening) have none.
+        searches = [opening_entry(seat) for seat, _ in opening] if logging_moves() else None
+        while not state.is_terminal():
+            mover = state.current_player
+            agent = seats[mover]
+            start = time.perf_counter()
+            agent.last_search = None  # an agent that reports nothing must not repeat its last report
+            try:
+                move = agent.select_move(agent.observe(state, mover), self.limit)
+            except Exception as error:  # an agent's failure must not stop the tournament
+                end_reason = f"error in seat {mover} ({specs[mover]}): {error}"
+            finally:
+                thinking[mover] += time.perf_counter() - start
+                chosen[mover] += 1
+            if end_reason == "rules":
+                # Checked once here; the move is then applied without a second check.
+                why = game.illegal_reason(state, move)
+                if why is not None:
+                    end_reason = f"illegal move {move} by seat {mover} ({specs[mover]}): {why}"
+            if end_reason != "rules":
+                result = -1.0 if mover == 0 else 1.0
+                break
+            names.append(game.format_move(state, move))
+            if searches is not None:
+                searches.append(search_entry(mover, agent.last_search))
+            state.apply_legal(move)
+        if result is None:  # the game is over
+            result = state.outcome() or 0.0
+            if state.end_reason == engines.PLY_CAP:  # a draw by a bound for machines, counted apart
+                end_reason = engines.PLY_CAP
+        return GameResult(
+            id=scheduled.id,
+            player0=settings.labels[scheduled.players[0]],
+            player1=settings.labels[scheduled.players[1]],
+            spec0=specs[0],
+            spec1=specs[1],
+            game_seed=scheduled.game_seed,
+            seed0=scheduled.agent_seeds[0],
+            seed1=scheduled.agent_seeds[1],
+            moves=names,
+            result=result,
+            score=state.score() if end_reason == "rules" else 0,
+            plies=len(names),
+            time0=thinking[0],
+            time1=thinking[1],
+            moves0=chosen[0],
+            moves1=chosen[1],
+            end_reason=end_reason,
+            searches=searches,
+        )
 
 
-def warm_up_agents(settings: TournamentSettings, game) -> None:
+def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, game: engines.Game | None = None) -> GameResult:
+    """One game of the schedule with fresh agents (:meth:`GamePlayer.play`; a worker keeps its
+    player, and so its game and agents, from game to game)."""
+    return GamePlayer(settings, game, warm_up=False).play(scheduled)
+
+
+def warm_up_agents(settings: TournamentSettings, game: engines.Game) -> None:
     """Compiles (or loads) every agent's kernels for the game. An agent that fails here fails
     again in its games, where the failure is recorded as a loss; so it does not stop the run."""
     for spec in dict.fromkeys(settings.agents):
@@ -100,36 +155,56 @@ def warm_up_agents(settings: TournamentSettings, game) -> None:
             pass
 
 
-class _CompileCounter(numba_event.Listener):
-    """Counts numba compilations, to check that a warmed-up worker compiles nothing more."""
+def warm_up_game(game: engines.Game) -> None:
+    """Compiles (or loads) the game's own kernels that a player calls around the agents' moves
+    (legal moves, the legality check, notation both ways, views, the result), by one random game
+    played the way :meth:`GamePlayer.play` and the openings play."""
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state(0)
+    while not state.is_terminal():
+        if not game.perfect_information:
+            state.view(state.current_player)
+        moves = state.legal_moves()
+        move = int(moves[rng.integers(len(moves))])
+        game.illegal_reason(state, move)
+        state.parse_move(game.format_move(state, move))
+        state.copy().apply_legal(move)
+        state.apply_legal(move)
+    state.outcome()
+    state.score()
 
-    count = 0
 
-    def on_start(self, event):
-        _CompileCounter.count += 1
+class CompileCounter(numba_event.Listener):
+    """Counts the numba compilations of this process from :meth:`start` to :meth:`stop`, to
+    check that a warmed-up worker compiles nothing more (``count`` is expected to stay 0)."""
 
-    def on_end(self, event):
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_start(self, event: numba_event.Event) -> None:
+        self.count += 1
+
+    def on_end(self, event: numba_event.Event) -> None:
         pass
 
+    def start(self) -> "CompileCounter":
+        numba_event.register("numba:compile", self)
+        return self
 
-_WORKER: dict = {}
+    def stop(self) -> None:
+        numba_event.unregister("numba:compile", self)
 
 
-def init_worker(settings_json: str) -> None:
-    """Process-pool initializer: builds the game and compiles (or loads from cache) every agent's
-    kernels once, before any game's clock runs; from then on counts compilations (expected: 0)."""
+def start_worker_process(settings_json: str) -> tuple[GamePlayer, CompileCounter]:
+    """What a worker process (of the local pool, or a Ray actor) does first: ask to die with its
+    parent, load the run's plugins, build its player (the game, every agent's kernels) and then
+    count the kernels compiled from there on (expected: none)."""
     _die_with_parent()
-    # A spawned worker has none of the parent's plugins yet (a forked one has them already).
-    from board_arena.agents.plugins import load_entry_points, load_plugins
-
+    # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them).
     load_entry_points()
     load_plugins(json.loads(settings_json).get("plugins", ()))
-    settings = TournamentSettings.from_json(settings_json)
-    game = settings.make_game()
-    warm_up_agents(settings, game)
-    _WORKER["settings"] = settings
-    _WORKER["game"] = game
-    numba_event.register("numba:compile", _CompileCounter())
+    player = GamePlayer(TournamentSettings.from_json(settings_json))
+    return player, CompileCounter().start()  # for the life of the process
 
 
 def _die_with_parent() -> None:
@@ -145,9 +220,3 @@ def _die_with_parent() -> None:
 
 
 _PR_SET_PDEATHSIG = 1
-
-
-def compilations_since_warm_up() -> int:
-    """Kernels compiled in this worker after its warm-up (by the games)."""
-    return _CompileCounter.count
-

@@ -535,17 +535,29 @@ class State:
         elif not isinstance(move, (int, np.integer)) or isinstance(move, bool):
             raise ValueError(f"a move is an int id or a string in the game's notation, not {shown(move)}")
         move = int(move)
-        if self.viewer is not None:
-            raise ValueError(
-                f"this is {self.game.player_names[self.viewer]}'s view of the game: apply moves to "
-                "the game's own state (a view does not know the hidden tiles a move may reveal)"
-            )
+        self._check_not_a_view()
         why = self.game.illegal_reason(self, move)
         if why is not None:
             raise IllegalMoveError(why)
         self.game.kernels.apply_move(self.data, move)
         self._moves.append(move)
         return move
+
+    def apply_legal(self, move: int) -> None:
+        """Plays the move id ``move`` that the caller has found legal (with :meth:`is_legal` or
+        ``game.illegal_reason``), without checking it again (python-chess's ``Board.push``): the
+        arena checks each agent's move once per ply. An illegal move here leaves a corrupt state;
+        :meth:`apply` checks."""
+        self._check_not_a_view()
+        self.game.kernels.apply_move(self.data, move)
+        self._moves.append(int(move))
+
+    def _check_not_a_view(self) -> None:
+        if self.viewer is not None:
+            raise ValueError(
+                f"this is {self.game.player_names[self.viewer]}'s view of the game: apply moves to "
+                "the game's own state (a view does not know the hidden tiles a move may reveal)"
+            )
 
     def play(self, *moves: int | str) -> "State":
         """Applies the moves in turn and returns ``self`` (handy in tests and notebooks)."""

@@ -3,7 +3,9 @@ mover's score margin is largest (the store difference in Kalah, the captured sto
 games), a winning move first, ties broken at random.
 
 It shows how an agent of your own joins the arena: subclass ``agents.Agent``, name it, and
-register it; then give the file to any command with ``--plugin``:
+register it; then give the file to any command with ``--plugin``. Whatever the agent keeps
+between moves (here a generator of its own) is set up in ``reset``, which the arena calls with a
+seed before each game: a reused agent must play as a fresh one of that seed.
 
     arena run --game kalah --agents score-greedy,greedy,random --plugin experiments/plugins/score_greedy.py
     arena play --game kalah --opponent score-greedy --plugin experiments/plugins/score_greedy.py
@@ -25,10 +27,14 @@ class ScoreGreedyAgent(Agent):
     name = "score-greedy"
     summary = "one ply: the largest score margin for the mover, a win first (plain Python plugin)"
 
-    def _select(self, state, limit):
+    def reset(self, seed: int | None = None) -> None:
         # Python's own generator, seeded from the agent's seed: the same seed plays the same game.
-        if not hasattr(self, "_random"):
+        # (Agent.__init__ calls reset with the seed; the arena calls it before each game.)
+        super().reset(seed)
+        if seed is not None:
             self._random = random.Random(self.seed)
+
+    def _select(self, state, limit):
         me = state.current_player
         sign = 1 if me == 0 else -1  # score() and outcome() are seat 0's
         best, chosen = None, []
