@@ -48,7 +48,7 @@ from board_arena.agents.scores import (
     to_value,
 )
 from board_arena.engines import Param, contract
-from board_arena.engines._jit import kernel, monotonic_ns, rng_below
+from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
 
 TT_ENTRY = np.dtype(
     [
@@ -509,7 +509,7 @@ class AlphaBetaAgent(TableAgent):
             return self._solve(state, limit)
         depth = limit.depth or MAX_DEPTH
         nodes = limit.nodes or 2**62
-        deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+        deadline = deadline_after(limit.time)
         self.history >>= 1  # age the history between moves
         result = np.zeros(4)
         db, k = self._endgame(state) or (np.zeros(0, np.int8), -1)

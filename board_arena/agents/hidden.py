@@ -41,7 +41,7 @@ from board_arena.agents.base import (
 from board_arena.agents.mcts import NO_NODE, ROOT, TreeSearchAgent
 from board_arena.agents.scores import to_value
 from board_arena.engines import Param, contract
-from board_arena.engines._jit import kernel, monotonic_ns, rng_below
+from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
 
 #: Sampling attempts per world before a search gives up (a game's sampler may reject).
 MAX_SAMPLE_FAILURES = 1000
@@ -260,7 +260,7 @@ class PIMCAgent(_WorldSampler, TableAgent):
         depth = limit.depth or MAX_DEPTH
         nodes = limit.nodes or (self.DEFAULT_NODES if limit.depth is None and limit.time is None else 2**62)
         worlds = limit.iterations or self.params["worlds"]
-        deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+        deadline = deadline_after(limit.time)
         votes = np.zeros(len(moves))
         values = np.zeros(len(moves))
         done = pimc_search(state.data, worlds, depth, nodes, deadline, self.table, self.history, self.rng, votes, values)

@@ -27,7 +27,7 @@ from board_arena.agents.base import (
     register_agent,
 )
 from board_arena.engines import Param, contract
-from board_arena.engines._jit import kernel, monotonic_ns, rng_below
+from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
 
 NODE = np.dtype(
     [
@@ -212,7 +212,7 @@ def grow_tree(run, node_dtype, init, limit: Limit, default_iterations: int):
     counters: int64[3] (nodes, simulations, deepest selection).
     """
     iterations = limit.iterations
-    deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+    deadline = deadline_after(limit.time)
     if iterations is None and not deadline:
         iterations = default_iterations
     target = iterations or 2**62

@@ -43,7 +43,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from board_arena.engines import contract
-from board_arena.engines._jit import JIT_DISABLED, kernel, monotonic_ns
+from board_arena.engines._jit import JIT_DISABLED, deadline_after, kernel, monotonic_ns
 
 __all__ = ["SOLVER_ENTRY", "new_solver_table", "solve_position", "solve", "Solution"]
 
@@ -588,7 +588,7 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
     first = 0 if guess is None else sign * (int(guess) - base)
     stats = np.zeros(STAT_SIZE, np.int64)
     result = np.zeros(3, np.int64)
-    deadline = monotonic_ns() + int(time * 1e9) if time else 0
+    deadline = deadline_after(time)
     if guess_depth is None:
         guess_depth = 12 if has and guess is None else 0
     guess_table = new_solver_table(min(64.0, max(0.01, table.nbytes / 2**20 / 16))) if guess_depth else table[:BUCKET]
