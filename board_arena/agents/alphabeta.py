@@ -301,7 +301,10 @@ def _negamax(stack, moves, keys, frames, table, killers, history, stats, top, de
 
 
 @kernel
-def alphabeta_search(root, max_depth, node_limit, deadline_ns, table, history, rng, result):
+def alphabeta_search(
+    root: np.void, max_depth: int, node_limit: int, deadline_ns: int, table: np.ndarray, history: np.ndarray,
+    rng: np.ndarray, result: np.ndarray,
+) -> int:
     """:func:`alphabeta_search_endgame` without an endgame database."""
     return alphabeta_search_endgame(
         root, max_depth, node_limit, deadline_ns, table, history, rng, result, np.zeros(0, np.int8), -1
@@ -330,7 +333,10 @@ def _endgame_score(s, db, db_k):
 
 
 @kernel
-def alphabeta_search_endgame(root, max_depth, node_limit, deadline_ns, table, history, rng, result, db, db_k):
+def alphabeta_search_endgame(
+    root: np.void, max_depth: int, node_limit: int, deadline_ns: int, table: np.ndarray, history: np.ndarray,
+    rng: np.ndarray, result: np.ndarray, db: np.ndarray, db_k: int,
+) -> int:
     """Iterative-deepening alpha-beta from the non-terminal ``root``.
 
     Returns the best move; fills ``result: float64[4]`` with (score, depth completed, nodes,
@@ -436,7 +442,7 @@ class TableAgent(Agent):
         self.table = new_table(self.params["table_mb"])
         self.history = np.zeros(HISTORY_SIZE, np.int64)
 
-    def reset(self):
+    def reset(self) -> None:
         self.table[:] = 0
         self.history[:] = 0
 
@@ -458,7 +464,7 @@ class AlphaBetaAgent(TableAgent):
     DEFAULT_LIMIT = Limit(nodes=100_000)
 
     @property
-    def limit(self):
+    def limit(self) -> Limit:
         limit = super().limit
         if limit == Limit() and not self.params["solve"]:
             return self.DEFAULT_LIMIT
@@ -468,7 +474,7 @@ class AlphaBetaAgent(TableAgent):
         super()._check_params()
         self._solver_table: np.ndarray | None = None
 
-    def reset(self):
+    def reset(self) -> None:
         super().reset()
         if self._solver_table is not None:
             self._solver_table[:] = 0

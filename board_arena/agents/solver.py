@@ -43,7 +43,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from board_arena.engines import contract
+from board_arena.engines import State, contract
 from board_arena.engines._jit import JIT_DISABLED, deadline_after, kernel, monotonic_ns
 
 __all__ = ["SOLVER_ENTRY", "new_solver_table", "solve_position", "solve", "Solution"]
@@ -552,7 +552,10 @@ def _null_window(stack, table, db, db_k, stats, alpha, beta, horizon):
 
 
 @kernel
-def solve_position(root, table, guess_table, guess_depth, db, db_k, guess, node_limit, deadline_ns, max_ply, stats, result):
+def solve_position(
+    root: np.void, table: np.ndarray, guess_table: np.ndarray, guess_depth: int, db: np.ndarray, db_k: int, guess: int,
+    node_limit: int, deadline_ns: int, max_ply: int, stats: np.ndarray, result: np.ndarray,
+) -> int:
     """MTD(f) from the non-terminal ``root``: returns the index (``legal_moves`` order) of a best
     move and fills ``result: int64[3]`` with (lower, upper) bounds of the root's value, the change
     of the margin from ``root`` to the end seen by its player to move (equal when solved), and the
@@ -648,9 +651,18 @@ class Solution:
         return None if self.margin is None else int(np.sign(self.margin))
 
 
-def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: float | None = None,
-          nodes: int | None = None, guess: int | None = None, guess_depth: int | None = None,
-          max_ply: int = 1000) -> Solution:
+def solve(
+    state: State,
+    *,
+    table: np.ndarray | None = None,
+    table_mb: float = 256.0,
+    endgame: tuple[np.ndarray, int] | None = None,
+    time: float | None = None,
+    nodes: int | None = None,
+    guess: int | None = None,
+    guess_depth: int | None = None,
+    max_ply: int = 1000,
+) -> Solution:
     """Solves ``state`` (a perfect-information ``engines.State``) to its final margin.
 
     Args:
