@@ -106,14 +106,13 @@ def _imported_modules(source: str, package: str | None) -> set[str]:
     return found
 
 
-def _module_source(name: str) -> tuple[str, bytes] | None:
-    """The source file and text of loaded module ``name``; None for a module not loaded or
-    without a source file."""
+def _module_source(name: str) -> bytes | None:
+    """The source of loaded module ``name``; None for a module not loaded or without a source file."""
     path = getattr(sys.modules.get(name), "__file__", None)
     if not path or not path.endswith(".py"):
         return None
     try:
-        return path, Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError:
         return None
 
@@ -142,12 +141,12 @@ def _closure(name: str) -> dict[str, bytes]:
     todo = [name]
     while todo:
         current = todo.pop()
-        found = _module_source(current)
-        if found is None or current in sources:
+        source = _module_source(current)
+        if source is None or current in sources:
             continue
-        sources[current] = found[1]
+        sources[current] = source
         package = getattr(sys.modules[current], "__package__", None)
-        for imported in _imported_modules(found[1].decode("utf-8", "replace"), package):
+        for imported in _imported_modules(source.decode("utf-8", "replace"), package):
             module = sys.modules.get(imported)
             path = getattr(module, "__file__", None)
             if imported in sources or path is None or hasattr(module, "__path__"):
