@@ -276,8 +276,15 @@ def _view_digest(game, record, rng) -> bytes:
 
 
 def pure_python_digest(name: str, params: dict, seeds) -> str:
-    """:func:`kernel_digest` computed in a subprocess with ``NUMBA_DISABLE_JIT=1``."""
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    """:func:`kernel_digest` computed in a subprocess with ``NUMBA_DISABLE_JIT=1``.
+
+    The subprocess gets this process's import path (as multiprocessing's spawn does), so that it
+    imports the same ``board_arena`` whether the package is installed, on ``PYTHONPATH`` or only
+    on the path that pytest or a script put it on (run as a script, this file's own folder comes
+    first on its path, not the checkout).
+    """
+    path = [p if p else os.getcwd() for p in sys.path]
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=os.pathsep.join(path))
     args = json.dumps({"name": name, "params": params, "seeds": list(seeds)})
     done = subprocess.run(
         [sys.executable, __file__, args], env=env, capture_output=True, text=True, check=True, cwd=ROOT

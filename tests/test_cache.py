@@ -1,5 +1,7 @@
-"""numba's cache never runs stale code: every project kernel is stamped with the hash of all the
-compiled sources, so editing a file recompiles the kernels that inline it from another file."""
+"""numba's cache never runs stale code, and recompiles only what an edit touches: each cache entry
+of a kernel is keyed by the sources of its module and of the modules it imports, and, for a
+signature holding a game's state record, of that game's kernel module (reached through the
+contract without an import). Each test works on a copy of the package and runs fresh processes."""
 
 import os
 import shutil
@@ -8,10 +10,88 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numba
+import pytest
+
 import board_arena.engines._jit as jit
+from board_arena.agents import alphabeta
 from board_arena.engines.mancala import kernels as mancala_kernels
+from board_arena.engines.morabaraba import kernels as morabaraba_kernels
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Reports each kernel's result and whether all it needed came from the cache.
+REPORT = """
+def report(*calls):
+    out = []
+    for kernel, args in calls:
+        value = kernel(*args)
+        out.append(f"{value}:{'miss' if sum(kernel.stats.cache_misses.values()) else 'hit'}")
+    print(" ".join(out))
+"""
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A copy of the package in ``tmp_path``, without compiled caches."""
+    shutil.copytree(ROOT / "board_arena", tmp_path / "board_arena", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+
+
+def run(tree: Path, script: str, env: dict | None = None) -> list[str]:
+    """Runs ``script`` (a file of ``tree``) in a fresh process; its printed words."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR")}
+    environment.update(env or {})
+    done = subprocess.run([sys.executable, script], cwd=tree, env=environment, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_kernels_have_the_project_cache_and_other_numba_functions_keep_numba_s():
+    assert isinstance(mancala_kernels.legal_moves._cache, jit._KernelCache)
+    plain = numba.njit(cache=True)(lambda x: x + 1)
+    assert type(plain._cache).__name__ == "FunctionCache"
+
+
+def test_the_numba_internals_the_cache_relies_on_are_there(tmp_path, monkeypatch):
+    # If this fails after a numba upgrade, kernels compile in every process (never stale) until
+    # the "kernel cache" section of engines/_jit.py is adapted to the new numba.
+    missing = jit.numba_internals_missing()
+    assert not missing, f"numba {numba.__version__} changed what the kernel cache relies on: {missing}"
+    write(tmp_path / "probe_internals.py", """
+        from board_arena.engines._jit import kernel
+
+        @kernel
+        def twice(x):
+            return 2 * x
+    """)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import probe_internals
+
+    assert probe_internals.twice(21) == 42
+    cache = probe_internals.twice._cache
+    index = cache._cache_file._load_index()
+    message = f"numba {numba.__version__} keys its cache entries differently"
+    assert isinstance(index, dict) and len(index) == 1, message
+    (key,) = index
+    assert isinstance(key, tuple) and len(key) == 4, message
+    signature, magic, code_hashes, dependencies = key
+    assert signature == (numba.int64,) and isinstance(magic, tuple) and len(code_hashes) == 2, message
+    assert dependencies == jit._dependency_hash(probe_internals.twice.py_func, signature)
+
+
+def test_dependencies_are_the_module_and_what_it_imports_but_no_python_face():
+    found = jit.cache_dependencies(alphabeta.alphabeta_search)
+    assert {"board_arena.agents.alphabeta", "board_arena.agents.scores", "board_arena.engines.contract", "board_arena.engines._jit"} <= set(found)
+    assert not {"board_arena.engines.game", "board_arena.engines.registry", "board_arena.engines"} & set(found)
+    assert not any("mancala" in name for name in found)  # reached through the contract only
+    assert "board_arena.engines.morabaraba.board" in jit.cache_dependencies(morabaraba_kernels.legal_moves)
+
 
 CALLEE = """
 from board_arena.engines._jit import kernel
@@ -25,80 +105,257 @@ CALLER = """
 from board_arena.engines._jit import kernel
 from board_arena.engines import probe_callee
 
+OFFSET = {offset}
+
 @kernel
 def caller():
-    return probe_callee.value() + 10
+    return probe_callee.value() + OFFSET
+"""
 
-print(caller(), caller.stats.cache_hits.get((), 0) if hasattr(caller, "stats") else "")
+OTHER = """
+from board_arena.engines._jit import kernel
+
+@kernel
+def other():
+    return 7
+"""
+
+CALLS = REPORT + """
+from board_arena.agents import probe_caller
+from board_arena.engines import probe_callee, probe_other
+
+report((probe_caller.caller, ()), (probe_callee.value, ()), (probe_other.other, ()))
 """
 
 
-def test_project_kernels_are_stamped_with_the_whole_source_tree():
-    locator = mancala_kernels.legal_moves._cache._impl.locator
-    assert type(locator).__name__.startswith("_Project")
-    assert locator.get_source_stamp()[0] == jit.SOURCE_HASH
+def test_an_edit_recompiles_the_kernels_of_the_file_and_those_that_import_it_and_no_other(tree):
+    package = tree / "board_arena"
+    write(package / "engines" / "probe_callee.py", CALLEE.format(value=1))
+    write(package / "agents" / "probe_caller.py", CALLER.format(offset=10))
+    write(package / "engines" / "probe_other.py", OTHER)
+    write(tree / "calls.py", CALLS)
+    assert run(tree, "calls.py") == ["11:miss", "1:miss", "7:miss"]  # compiled and cached
+    assert run(tree, "calls.py") == ["11:hit", "1:hit", "7:hit"]
+    write(package / "engines" / "probe_callee.py", CALLEE.format(value=2))  # an imported module
+    assert run(tree, "calls.py") == ["12:miss", "2:miss", "7:hit"]  # not the stale 11
+    # The new entry took the stale one's place: the cache does not grow with every edit.
+    assert len(list(package.rglob("probe_caller.caller-*.nbc"))) == 1
+    write(package / "agents" / "probe_caller.py", CALLER.format(offset=20))  # the kernel's own file
+    assert run(tree, "calls.py") == ["22:miss", "2:hit", "7:hit"]
 
 
-def test_an_edit_in_another_file_recompiles_the_kernels_that_use_it(tmp_path):
-    package = tmp_path / "board_arena"
-    shutil.copytree(ROOT / "board_arena", package, ignore=shutil.ignore_patterns("__pycache__"))
-    (package / "agents" / "probe_caller.py").write_text(textwrap.dedent(CALLER))
-    callee = package / "engines" / "probe_callee.py"
+# A game registered from outside the package: a counter that each move lowers by STEP.
+COUNTDOWN = """
+import sys
 
-    def run():
-        done = subprocess.run(
-            [sys.executable, "-m", "board_arena.agents.probe_caller"], cwd=tmp_path, capture_output=True, text=True, check=True
-        )
-        return done.stdout.split()
-
-    callee.write_text(CALLEE.format(value=1))
-    assert run() == ["11", "0"]  # compiled and cached
-    assert run() == ["11", "1"]  # loaded from the cache
-    callee.write_text(CALLEE.format(value=2))  # the caller's own file is unchanged
-    assert run() == ["12", "0"]  # recompiled, not the stale 11
-
-
-PROBE = """
 import numpy as np
+
+from board_arena.engines import contract
+from board_arena.engines._jit import kernel
+
+STEP = {step}
+STATE_DTYPE = contract.state_dtype([("left", np.int64), ("to_move", np.int64)])
+MAX_MOVES = 1
+MOVE_BOUND = 1
+
+
+@kernel
+def legal_moves(s, out):
+    out[0] = 0
+    return 1
+
+
+@kernel
+def apply_move(s, move):
+    s["left"] -= STEP
+    s["to_move"] = 1 - s["to_move"]
+
+
+@kernel
+def is_terminal(s):
+    return s["left"] <= 0
+
+
+@kernel
+def current_player(s):
+    return s["to_move"]
+
+
+@kernel
+def outcome(s):
+    return 0.0
+
+
+@kernel
+def score(s):
+    return 0
+
+
+@kernel
+def heuristic(s):
+    return 0.0
+
+
+@kernel
+def state_hash(s):
+    return np.uint64(s["left"])
+
+
+@kernel
+def illegal_reason(s, move):
+    return contract.LEGAL if move == 0 else contract.REASON_NOT_A_MOVE
+
+
+@kernel
+def write_observation(s, player, out):
+    out[0] = s["left"]
+
+
+@kernel
+def redraw_start(s, rng, code):
+    pass
+
+
+contract.register(sys.modules[__name__])
+"""
+
+# random_playouts lives in contract.py, which imports no game: it reaches each game's kernels
+# through the contract's overloads. One dispatcher, two specialisations: each reported apart.
+PLAYOUTS = """
+import numpy as np
+
+import countdown
+from board_arena import engines
+from board_arena.engines import contract
+from board_arena.engines._jit import rng_from_seed
+
+counter = np.zeros(1, countdown.STATE_DTYPE)[0]
+counter["left"] = 10
+kalah = engines.make("kalah", pits=2, seeds=1).new_initial_state(0).data
+out = []
+for state in (counter, kalah):
+    hits = sum(contract.random_playouts.stats.cache_hits.values())
+    plies = contract.random_playouts(state, 1, rng_from_seed(0))
+    cached = sum(contract.random_playouts.stats.cache_hits.values()) > hits
+    out.append(f"{plies}:{'hit' if cached else 'miss'}")
+print(*out)
+"""
+
+
+def test_an_edit_of_a_game_s_kernels_recompiles_the_specialisations_for_that_game_only(tree):
+    # The countdown is registered from outside the package, as a plugin's or a test's game is.
+    write(tree / "countdown.py", COUNTDOWN.format(step=1))
+    write(tree / "playouts.py", PLAYOUTS)
+    countdown, kalah = run(tree, "playouts.py")
+    assert countdown == "10:miss" and kalah.endswith(":miss")
+    kalah_plies = kalah.split(":")[0]
+    assert run(tree, "playouts.py") == ["10:hit", f"{kalah_plies}:hit"]
+    write(tree / "countdown.py", COUNTDOWN.format(step=2))
+    assert run(tree, "playouts.py") == ["5:miss", f"{kalah_plies}:hit"]  # not the stale 10 plies
+    with open(tree / "board_arena" / "engines" / "mancala" / "kernels.py", "a") as kernels:
+        kernels.write("\n# an edit of Kalah's kernels\n")
+    assert run(tree, "playouts.py") == ["5:hit", f"{kalah_plies}:miss"]
+
+
+PYTHON_FACE = REPORT + """
+import numpy as np
+
 from board_arena import engines
 from board_arena.engines.mancala import kernels
 
 state = engines.make("kalah").new_initial_state()
 moves = np.empty(kernels.MAX_MOVES, np.int64)
-print(kernels.legal_moves(state.data, moves), sum(kernels.legal_moves.stats.cache_hits.values()))
+report((kernels.legal_moves, (state.data, moves)))
 """
 
 
-def test_only_compiled_sources_are_stamped_so_an_edit_of_the_python_face_recompiles_nothing(tmp_path):
-    package = tmp_path / "board_arena"
-    shutil.copytree(ROOT / "board_arena", package, ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "probe.py").write_text(PROBE)
-
-    def run():
-        done = subprocess.run([sys.executable, "probe.py"], cwd=tmp_path, capture_output=True, text=True, check=True)
-        return done.stdout.split()
-
-    assert run() == ["6", "0"]  # compiled
-    assert run() == ["6", "1"]  # cached
-    with open(package / "engines" / "game.py", "a") as face:
-        face.write("\n# an edit of the Python face\n")
-    assert run() == ["6", "1"]  # still cached: game.py defines no compiled code
-    with open(package / "engines" / "morabaraba" / "board.py", "a") as tables:
-        tables.write("\n# an edit of tables that kernels read\n")
-    assert run() == ["6", "0"]  # recompiled: board.py is imported by a kernel module
-    sources = {p.relative_to(ROOT).as_posix() for p in jit.compiled_sources(jit._COMPILED_ROOTS)}
-    engines = "board_arena/engines/"
-    assert {engines + f for f in ("mancala/kernels.py", "contract.py", "_jit.py", "morabaraba/board.py")} <= sources
-    assert not {engines + f for f in ("game.py", "registry.py", "mancala/__init__.py")} & sources
+def test_an_edit_of_the_python_faces_recompiles_nothing(tree):
+    write(tree / "face.py", PYTHON_FACE)
+    assert run(tree, "face.py") == ["6:miss"]
+    assert run(tree, "face.py") == ["6:hit"]
+    engines = tree / "board_arena" / "engines"
+    for face in (engines / "game.py", engines / "registry.py", engines / "__init__.py", engines / "mancala" / "__init__.py"):
+        with open(face, "a") as text:
+            text.write("\n# an edit of the Python face\n")
+    assert run(tree, "face.py") == ["6:hit"]
+    with open(engines / "contract.py", "a") as text:
+        text.write("\n# an edit of compiled code that the kernels import\n")
+    assert run(tree, "face.py") == ["6:miss"]
 
 
-def test_without_a_writable_cache_folder_everything_runs_uncached_after_one_warning(tmp_path):
-    # A file where a folder should be: no cache folder can be made there, even by root.
-    blocker = tmp_path / "not-a-folder"
+SCRIPT = REPORT + """
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # as the experiments do
+
+from board_arena.engines import probe_callee
+from board_arena.engines._jit import kernel
+from tests import probe_helper
+
+
+@kernel
+def script_kernel():
+    return probe_callee.value() + probe_helper.helper()
+
+
+report((script_kernel, ()))
+"""
+
+HELPER = """
+from board_arena.engines._jit import kernel
+
+@kernel
+def helper():
+    return {value}
+"""
+
+
+def test_kernels_of_a_script_and_of_a_test_module_are_cached_and_never_stale(tree):
+    write(tree / "board_arena" / "engines" / "probe_callee.py", CALLEE.format(value=1))
+    write(tree / "tests" / "__init__.py", "")
+    write(tree / "tests" / "probe_helper.py", HELPER.format(value=100))
+    write(tree / "experiments" / "probe_script.py", SCRIPT)
+    script = str(Path("experiments") / "probe_script.py")
+    assert run(tree, script) == ["101:miss"]
+    assert run(tree, script) == ["101:hit"]
+    write(tree / "tests" / "probe_helper.py", HELPER.format(value=200))  # a module of the checkout
+    assert run(tree, script) == ["201:miss"]
+    write(tree / "board_arena" / "engines" / "probe_callee.py", CALLEE.format(value=2))  # the project's
+    assert run(tree, script) == ["202:miss"]
+
+
+def block_caches_in_the_package(tree):
+    """A file where each ``__pycache__`` folder of the package would be: its folders take no
+    cache, as in a read-only install (root ignores permission bits, so this stands in for them)."""
+    for folder in [tree / "board_arena", *(tree / "board_arena").rglob("*")]:
+        if folder.is_dir() and folder.name != "__pycache__":
+            (folder / "__pycache__").write_text("")
+
+
+def test_a_read_only_install_caches_in_the_user_folder_and_is_never_stale(tree):
+    write(tree / "board_arena" / "engines" / "probe_callee.py", CALLEE.format(value=1))
+    write(tree / "board_arena" / "agents" / "probe_caller.py", CALLER.format(offset=10))
+    write(tree / "board_arena" / "engines" / "probe_other.py", OTHER)
+    write(tree / "calls.py", CALLS)
+    block_caches_in_the_package(tree)
+    env = {"XDG_CACHE_HOME": str(tree / "user-cache")}
+    assert run(tree, "calls.py", env) == ["11:miss", "1:miss", "7:miss"]
+    assert run(tree, "calls.py", env) == ["11:hit", "1:hit", "7:hit"]
+    assert list((tree / "user-cache").rglob("probe_caller.caller-*.nbi"))
+    write(tree / "board_arena" / "engines" / "probe_callee.py", CALLEE.format(value=2))
+    assert run(tree, "calls.py", env) == ["12:miss", "2:miss", "7:hit"]
+
+
+def test_without_a_writable_cache_folder_everything_runs_uncached_after_one_warning(tree):
+    block_caches_in_the_package(tree)
+    # A file where the other cache folders should be: none can be made there, even by root.
+    blocker = tree / "not-a-folder"
     blocker.write_text("")
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(blocker / "numba"), XDG_CACHE_HOME=str(blocker / "xdg"))
-    script = "from board_arena import agents, engines; print(engines.make('kalah').new_initial_state().legal_moves())"
-    done = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    write(tree / "kalah.py", "from board_arena import agents, engines\nprint(engines.make('kalah').new_initial_state().legal_moves())\n")
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    environment.update(NUMBA_CACHE_DIR=str(blocker / "numba"), XDG_CACHE_HOME=str(blocker / "xdg"))
+    done = subprocess.run([sys.executable, "kalah.py"], env=environment, cwd=tree, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[0, 1, 2, 3, 4, 5]"
     assert done.stderr.count("no writable folder for numba's cache") == 1

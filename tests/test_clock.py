@@ -49,3 +49,10 @@ def test_a_time_budget_set_in_python_ends_the_compiled_search(spec):
     start = time.perf_counter()
     agent.select_move(state)
     assert time.perf_counter() - start < 1.0
+
+
+def test_a_deadline_is_a_reading_of_the_same_clock_and_none_without_a_time():
+    assert _jit.deadline_after(None) == 0 and _jit.deadline_after(0) == 0
+    before = monotonic_ns()
+    deadline = _jit.deadline_after(2.5)
+    assert before + 2.5e9 <= deadline <= monotonic_ns() + 2.5e9

@@ -48,7 +48,7 @@ from board_arena.agents.scores import (
     to_value,
 )
 from board_arena.engines import Param, contract
-from board_arena.engines._jit import kernel, monotonic_ns, rng_below
+from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
 
 TT_ENTRY = np.dtype(
     [
@@ -301,7 +301,10 @@ def _negamax(stack, moves, keys, frames, table, killers, history, stats, top, de
 
 
 @kernel
-def alphabeta_search(root, max_depth, node_limit, deadline_ns, table, history, rng, result):
+def alphabeta_search(
+    root: np.void, max_depth: int, node_limit: int, deadline_ns: int, table: np.ndarray, history: np.ndarray,
+    rng: np.ndarray, result: np.ndarray,
+) -> int:
     """:func:`alphabeta_search_endgame` without an endgame database."""
     return alphabeta_search_endgame(
         root, max_depth, node_limit, deadline_ns, table, history, rng, result, np.zeros(0, np.int8), -1
@@ -330,7 +333,10 @@ def _endgame_score(s, db, db_k):
 
 
 @kernel
-def alphabeta_search_endgame(root, max_depth, node_limit, deadline_ns, table, history, rng, result, db, db_k):
+def alphabeta_search_endgame(
+    root: np.void, max_depth: int, node_limit: int, deadline_ns: int, table: np.ndarray, history: np.ndarray,
+    rng: np.ndarray, result: np.ndarray, db: np.ndarray, db_k: int,
+) -> int:
     """Iterative-deepening alpha-beta from the non-terminal ``root``.
 
     Returns the best move; fills ``result: float64[4]`` with (score, depth completed, nodes,
@@ -466,7 +472,7 @@ class AlphaBetaAgent(TableAgent):
     DEFAULT_LIMIT = Limit(nodes=100_000)
 
     @property
-    def limit(self):
+    def limit(self) -> Limit:
         limit = super().limit
         if limit == Limit() and not self.params["solve"]:
             return self.DEFAULT_LIMIT
@@ -517,7 +523,7 @@ class AlphaBetaAgent(TableAgent):
             return self._solve(state, limit)
         depth = limit.depth or MAX_DEPTH
         nodes = limit.nodes or 2**62
-        deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+        deadline = deadline_after(limit.time)
         self.history >>= 1  # age the history between moves
         result = np.zeros(4)
         db, k = self._endgame(state) or (np.zeros(0, np.int8), -1)

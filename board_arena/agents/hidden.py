@@ -40,15 +40,18 @@ from board_arena.agents.base import (
 )
 from board_arena.agents.mcts import NO_NODE, ROOT, TreeSearchAgent
 from board_arena.agents.scores import to_value
-from board_arena.engines import Param, contract
-from board_arena.engines._jit import kernel, monotonic_ns, rng_below
+from board_arena.engines import Game, Param, contract
+from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
 
 #: Sampling attempts per world before a search gives up (a game's sampler may reject).
 MAX_SAMPLE_FAILURES = 1000
 
 
 @kernel
-def pimc_search(view, worlds, depth, node_limit, deadline_ns, table, history, rng, votes, values):
+def pimc_search(
+    view: np.void, worlds: int, depth: int, node_limit: int, deadline_ns: int, table: np.ndarray, history: np.ndarray,
+    rng: np.ndarray, votes: np.ndarray, values: np.ndarray,
+) -> int:
     """Runs alpha-beta in ``worlds`` worlds sampled from ``view`` (the mover's view).
 
     ``votes[i]`` counts the worlds whose best move is the view's ``i``-th legal move and
@@ -104,7 +107,7 @@ ISMCTS_NODE = np.dtype(
 
 
 @kernel
-def ismcts_init(tree, counters):
+def ismcts_init(tree: np.ndarray, counters: np.ndarray) -> None:
     root = tree[ROOT]
     root["total"] = 0.0
     root["move"] = -1
@@ -119,7 +122,9 @@ def ismcts_init(tree, counters):
 
 
 @kernel
-def ismcts_run(view, tree, counters, c, max_iterations, deadline_ns, rng):
+def ismcts_run(
+    view: np.void, tree: np.ndarray, counters: np.ndarray, c: float, max_iterations: int, deadline_ns: int, rng: np.ndarray
+) -> int:
     """Iterations of SO-ISMCTS from ``view`` into ``tree`` until ``max_iterations`` in all, the
     deadline or a full tree; returns the iterations run now. counters: int64[3] (nodes,
     iterations, deepest selection)."""
@@ -204,7 +209,7 @@ def ismcts_run(view, tree, counters, c, max_iterations, deadline_ns, rng):
 
 
 @kernel
-def ismcts_best_child(view, tree, rng):
+def ismcts_best_child(view: np.void, tree: np.ndarray, rng: np.ndarray) -> int:
     """The most visited root child whose move is legal in the view, ties at random."""
     moves = np.empty(contract.max_moves(view), contract.MOVE_DTYPE)
     n = contract.legal_moves(view, moves)
@@ -234,7 +239,7 @@ class _WorldSampler(Agent):
 
     plays_hidden_information = True
 
-    def check_game(self, game):
+    def check_game(self, game: Game) -> None:
         if game.perfect_information:
             raise ValueError(
                 f"{self.name} samples hidden worlds and {game.name} hides nothing; use alphabeta or mcts"
@@ -260,7 +265,7 @@ class PIMCAgent(_WorldSampler, TableAgent):
         depth = limit.depth or MAX_DEPTH
         nodes = limit.nodes or (self.DEFAULT_NODES if limit.depth is None and limit.time is None else 2**62)
         worlds = limit.iterations or self.params["worlds"]
-        deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+        deadline = deadline_after(limit.time)
         votes = np.zeros(len(moves))
         values = np.zeros(len(moves))
         done = pimc_search(state.data, worlds, depth, nodes, deadline, self.table, self.history, self.rng, votes, values)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from board_arena.agents.base import Agent, Param, SearchInfo, register_agent
+from board_arena.engines import Game
 from board_arena.engines._jit import rng_below
 
 __all__ = ["kalah_features", "feature_count", "TDKalahAgent", "BUNDLED_WEIGHTS", "MAX_COUNT"]
@@ -90,7 +91,7 @@ class TDKalahAgent(Agent):
         path = self.params["weights"] or BUNDLED_WEIGHTS
         self.weights, self.meta = load_weights(path)
 
-    def check_game(self, game):
+    def check_game(self, game: Game) -> None:
         if game.family != "mancala" or feature_count(game.params["pits"]) != len(self.weights):
             raise ValueError(
                 f"td-kalah plays the Mancala variant its weights were learned on "
@@ -98,7 +99,7 @@ class TDKalahAgent(Agent):
                 f"{'' if game.family != 'mancala' else ' with ' + str(game.params['pits']) + ' pits'}"
             )
 
-    def warm_up(self, game):
+    def warm_up(self, game: Game) -> None:
         self.check_game(game)
 
     def _select(self, state, limit):

@@ -27,7 +27,7 @@ from board_arena.agents.base import (
     register_agent,
 )
 from board_arena.engines import Param, contract
-from board_arena.engines._jit import kernel, monotonic_ns, rng_below
+from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
 
 NODE = np.dtype(
     [
@@ -56,7 +56,7 @@ COUNT_MAX_DEPTH = 2
 
 
 @kernel
-def init_tree(tree, counters):
+def init_tree(tree: np.ndarray, counters: np.ndarray) -> None:
     root = tree[ROOT]
     root["total"] = 0.0
     root["move"] = -1
@@ -130,7 +130,9 @@ def _ucb_child(tree, node, c):
 
 
 @kernel
-def mcts_run(root, tree, counters, c, max_simulations, deadline_ns, rng):
+def mcts_run(
+    root: np.void, tree: np.ndarray, counters: np.ndarray, c: float, max_simulations: int, deadline_ns: int, rng: np.ndarray
+) -> int:
     """Runs simulations from ``root`` into ``tree`` until ``max_simulations`` in all, the
     ``deadline_ns`` (``monotonic_ns``; 0: none) or a full tree; returns the simulations run now.
 
@@ -181,7 +183,7 @@ def mcts_run(root, tree, counters, c, max_simulations, deadline_ns, rng):
 
 
 @kernel
-def most_visited_child(tree, rng):
+def most_visited_child(tree: np.ndarray, rng: np.ndarray) -> int:
     """The root child with the most visits, ties broken uniformly at random."""
     best = NO_NODE
     best_visits = -1
@@ -204,7 +206,13 @@ def most_visited_child(tree, rng):
 INITIAL_CAPACITY = 1 << 16
 
 
-def grow_tree(run, node_dtype, init, limit: Limit, default_iterations: int):
+def grow_tree(
+    run: Callable[[np.ndarray, np.ndarray, int, int], int],
+    node_dtype: np.dtype,
+    init: Callable[[np.ndarray, np.ndarray], None],
+    limit: Limit,
+    default_iterations: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """Runs a tree search to its budget in a tree that grows as needed; returns (tree, counters).
 
     ``run(tree, counters, target, deadline_ns)`` adds simulations until ``target`` in all, the
@@ -212,7 +220,7 @@ def grow_tree(run, node_dtype, init, limit: Limit, default_iterations: int):
     counters: int64[3] (nodes, simulations, deepest selection).
     """
     iterations = limit.iterations
-    deadline = monotonic_ns() + int(limit.time * 1e9) if limit.time else 0
+    deadline = deadline_after(limit.time)
     if iterations is None and not deadline:
         iterations = default_iterations
     target = iterations or 2**62
@@ -268,7 +276,7 @@ class TreeSearchAgent(Agent):
 
 
 @kernel
-def most_visited_root_child(root, tree, rng):
+def most_visited_root_child(root: np.void, tree: np.ndarray, rng: np.ndarray) -> int:
     """``most_visited_child`` with the search's signature (the root state is not needed)."""
     return most_visited_child(tree, rng)
 

@@ -65,7 +65,7 @@ def _enter_next_child(stack, moves, following, ply, nodes):
 
 
 @kernel
-def minimax_search(root, depth, rng, nodes):
+def minimax_search(root: np.void, depth: int, rng: np.ndarray, nodes: np.ndarray) -> tuple[int, float]:
     """(move, score) of a depth-``depth`` minimax from the non-terminal ``root``; ties between
     best moves are broken uniformly at random."""
     stack = contract.new_states(root, depth + 1)

@@ -21,6 +21,7 @@ import importlib.util
 import os
 import sys
 from types import ModuleType
+from typing import Iterable
 
 __all__ = ["load_plugin", "load_plugins", "plugin_name", "plugins_defining", "load_entry_points", "ENTRY_POINT_GROUP"]
 
@@ -38,7 +39,7 @@ def plugin_name(name: str) -> str:
     return os.path.abspath(name) if _is_path(name) else name
 
 
-def load_plugin(name: str):
+def load_plugin(name: str) -> ModuleType:
     """Imports the plugin ``name`` (a ``.py`` file, or a module importable by name) once per
     process; its agents register themselves. Returns the module.
 
@@ -83,14 +84,14 @@ def load_plugin(name: str):
     return module
 
 
-def plugins_defining(agent_objects) -> list[str]:
+def plugins_defining(agent_objects: Iterable[object]) -> list[str]:
     """The plugins loaded in this process (by :func:`plugin_name`) that define the classes of
     ``agent_objects``: a run records them so that its other processes load them too."""
     modules = {type(agent).__module__ for agent in agent_objects}
     return [plugin_name(name) for name, module in _LOADED.items() if module.__name__ in modules]
 
 
-def load_plugins(names) -> None:
+def load_plugins(names: Iterable[str]) -> None:
     """:func:`load_plugin` for each name, in order."""
     for name in names:
         load_plugin(name)

@@ -19,7 +19,7 @@ INFINITY = np.inf
 
 
 @kernel(inline="always")
-def terminal_score(s, player, ply):
+def terminal_score(s: np.void, player: int, ply: int) -> float:
     """Score of the terminal state ``s``, ``ply`` moves below the root, for ``player``."""
     value = contract.value_for(s, player)
     if value > 0:
@@ -30,14 +30,14 @@ def terminal_score(s, player, ply):
 
 
 @kernel(inline="always")
-def horizon_score(s, player):
+def horizon_score(s: np.void, player: int) -> float:
     """The heuristic of the non-terminal ``s`` for ``player``."""
     h = contract.heuristic(s)
     return h if player == 0 else -h
 
 
 @kernel(inline="always")
-def to_value(score):
+def to_value(score: float) -> float:
     """A search score as a value in [-1, 1] (1: proven win, -1: proven loss)."""
     if score >= PROVEN_SCORE:
         return 1.0

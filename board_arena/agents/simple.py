@@ -12,7 +12,7 @@ from board_arena.engines._jit import kernel, rng_below
 
 
 @kernel
-def random_move(root, rng):
+def random_move(root: np.void, rng: np.ndarray) -> int:
     """A uniformly random legal move of ``root``."""
     moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
     n = contract.legal_moves(root, moves)
@@ -20,7 +20,7 @@ def random_move(root, rng):
 
 
 @kernel
-def greedy_move(root, rng):
+def greedy_move(root: np.void, rng: np.ndarray) -> tuple[int, float]:
     """(move, score): the legal move whose resulting position scores best for the mover.
 
     A terminal child scores its result (a win beats any heuristic), any other child the game's

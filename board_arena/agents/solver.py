@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from llvmlite import ir
@@ -42,8 +43,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from board_arena.engines import contract
-from board_arena.engines._jit import JIT_DISABLED, kernel, monotonic_ns
+from board_arena.engines import State, contract
+from board_arena.engines._jit import JIT_DISABLED, deadline_after, kernel, monotonic_ns
 
 __all__ = ["SOLVER_ENTRY", "new_solver_table", "solve_position", "solve", "Solution"]
 
@@ -94,6 +95,10 @@ if JIT_DISABLED:
     def prefetch(array, index):
         """Pure-Python mode: nothing to fetch."""
 
+    def _uncounted(array):
+        """Pure-Python mode: the array itself."""
+        return array
+
 else:
 
     @intrinsic
@@ -115,6 +120,21 @@ else:
             return context.get_dummy_value()
 
         return types.none(array, index), codegen
+
+    @intrinsic
+    def _uncounted(typingctx, array):
+        """A view of ``array`` that numba does not reference-count (its meminfo is null), for a
+        function that binds the array many times in a hot loop, on the condition that the view
+        never outlives the array (see :func:`_null_window`)."""
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context, builder, signature, args):
+            view = context.make_array(signature.args[0])(context, builder, value=args[0])
+            view.meminfo = cgutils.get_null_value(view.meminfo.type)
+            return view._getvalue()
+
+        return array(array), codegen
 
 
 def new_solver_table(megabytes: float) -> np.ndarray:
@@ -194,240 +214,348 @@ def _count_node(stats):
         stats[STAT_ABORTED] = 1
 
 
+class _SearchStack(NamedTuple):
+    """The arrays of the null-window search's explicit stack, made once per :func:`solve_position`
+    and shared by its searches. ``P = max_ply + 1`` plies; ``W = contract.max_moves(root)``; row
+    ``p`` of each array belongs to the position at ply ``p``, column ``i`` to its ``i``-th legal
+    move (``legal_moves`` order)."""
+
+    states: np.ndarray  # state records [P]: the position at each ply
+    child: np.ndarray  # state records [1]: where a child is made to look at it
+    moves: np.ndarray  # int64[P, W]: the legal moves
+    deltas: np.ndarray  # int64[P, W]: the margin change of the move, mover's view
+    same: np.ndarray  # int8[P, W]: 1 the mover moves again, 0 not, 2 the value is known and counted
+    lows: np.ndarray  # int64[P, W]: proven lower bound of the child's value (its mover's view)
+    highs: np.ndarray  # int64[P, W]: proven upper bound, then of the move's value (this mover's)
+    hints: np.ndarray  # int64[P, W]: the child's heuristic, scaled, mover's view (move ordering)
+    child_keys: np.ndarray  # uint64[P, W]: the child's table key
+    order: np.ndarray  # int64[P, W]: the moves in search order
+    keys: np.ndarray  # int64[P, W]: their sort keys
+    frames: np.ndarray  # int64[P, F_SIZE]: the search's state at each ply (F_* columns)
+
+
 @kernel
-def _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, table, db, db_k, stats, alpha, beta, horizon):
-    """Fail-soft alpha-beta value of the non-terminal ``stack[0]`` (change of the margin, mover's
-    view) within ``(alpha, beta)``; ``frames[0, F_BEST_I]`` is then the best child's index.
+def _new_search_stack(root, max_ply):
+    """A :class:`_SearchStack` for lines of up to ``max_ply`` plies from ``root``."""
+    plies = max_ply + 1
+    width = contract.max_moves(root)
+    return _SearchStack(
+        contract.new_states(root, plies),
+        contract.new_states(root, 1),
+        np.empty((plies, width), contract.MOVE_DTYPE),
+        np.zeros((plies, width), np.int64),
+        np.zeros((plies, width), np.int8),
+        np.zeros((plies, width), np.int64),
+        np.zeros((plies, width), np.int64),
+        np.zeros((plies, width), np.int64),
+        np.zeros((plies, width), np.uint64),
+        np.zeros((plies, width), np.int64),
+        np.zeros((plies, width), np.int64),
+        np.zeros((plies, F_SIZE), np.int64),
+    )
 
-    Arrays per ply ``p``: ``moves[p]`` the legal moves, ``deltas[p, i]`` the margin change of move
-    ``i`` (mover's view), ``same[p, i]`` 1 when the mover moves again (2: the child's value is
-    known already and counted), ``lows``/``highs[p, i]`` proven bounds of the move's value
-    (first of the child's), ``hints[p, i]`` the child's heuristic (scaled, mover's view),
-    ``child_keys[p, i]`` the child's table key,
-    ``order[p]`` the search order, ``keys[p]`` scratch sort keys. Returns 0 with ``stats[STAT_ABORTED]`` set when a budget
-    ran out or the game was deeper than the stack. Below ``horizon`` plies a position is not
-    searched but estimated: no change of the margin from there (for the estimates that seed
-    MTD(f); the bounds it stores are then estimates too, so it gets a table of its own).
+
+@kernel(inline="always")
+def _known_value(w, ply, me, table, db, db_k, horizon):
+    """What is known of the value of ``w.states[ply]`` (``me`` to move, whose view the value is)
+    before searching it, within the window in ``w.frames[ply]``: returns ``(settled, value, lo,
+    hi, tt_move)``, with ``settled`` when the database, the table's or the margin's bounds, or the
+    horizon give a value that decides the window; else the bounds ``lo, hi`` known so far and the
+    table's move.
+
+    The root is never settled by what is known of its value: the search must name the child that
+    reaches it. Below ``horizon`` plies a position is estimated as no further change of the margin.
     """
-    max_ply = stack.shape[0] - 1
-    ply = 0
-    frames[0, F_ALPHA] = alpha
-    frames[0, F_BETA] = beta
-    while True:
-        # ---- Enter stack[ply] with the window in frames[ply]: settle it at once or set it up.
-        s = stack[ply]
-        a = frames[ply, F_ALPHA]
-        b = frames[ply, F_BETA]
-        me = contract.current_player(s)
-        have_value = False
-        value = np.int64(0)
-        lo, hi = _mover_bounds(s, me)
-        tt_move = np.int64(-1)
-        key = contract.solve_key(s)
-        # The root is always searched, never settled by what is known of its value (database,
-        # table, margin bounds): the search must name the child that reaches the value.
-        exact = contract.endgame_value(s, db, db_k) if ply > 0 else contract.NO_ENDGAME_VALUE
-        if exact != contract.NO_ENDGAME_VALUE:
-            value = np.int64(exact)
-            have_value = True
-        else:
-            slot = _probe(table, key)
-            if slot >= 0:
-                e = table[slot]
-                lo = max(lo, np.int64(e["lower"]))
-                hi = min(hi, np.int64(e["upper"]))
-                tt_move = np.int64(e["move"])
-            if ply == 0:
-                lo = -_INF
-                hi = _INF
-            if lo >= b or lo == hi:
-                value = lo
-                have_value = True
-            elif hi <= a:
-                value = hi
-                have_value = True
-        if not have_value and ply >= horizon:
-            value = min(max(np.int64(0), lo), hi)
-            have_value = True
-        if not have_value:
-            a = max(a, lo)
-            b = min(b, hi)
-            n = contract.legal_moves(s, moves[ply])
-            frames[ply, F_ME] = me
-            frames[ply, F_COUNT] = n
-            frames[ply, F_NODES0] = stats[STAT_NODES]
-            frames[ply, F_TT_MOVE] = tt_move
-            base = contract.margin(s)
-            # Look at every child before searching any: its immediate gain, its proven bounds
-            # (table, database, margin bounds), enough for a cutoff without a search (ETC).
-            best = -_INF
-            best_i = 0
-            child = scratch[0]
-            # First pass: play each move, note its gain and the child's bounds, and start
-            # fetching the child's table bucket, so that the cache misses of all children
-            # overlap instead of following one another.
-            for i in range(n):
-                scratch[0] = s
-                contract.apply_move(child, moves[ply, i])
-                d = np.int64(contract.margin(child) - base)
-                if me != 0:
-                    d = -d
-                deltas[ply, i] = d
-                if contract.is_terminal(child):
-                    same[ply, i] = 2  # terminal: the value of the move is d
-                    hints[ply, i] = 0
-                    lows[ply, i] = 0
-                    highs[ply, i] = 0
-                    continue
-                them = contract.current_player(child)
-                same[ply, i] = 1 if them == me else 0
-                h = contract.heuristic(child)
-                hints[ply, i] = np.int64((1.0 + (h if me == 0 else -h)) * 262144.0)
-                k_lo, k_hi = _mover_bounds(child, them)
-                v = contract.endgame_value(child, db, db_k)
-                if v != contract.NO_ENDGAME_VALUE:
-                    k_lo = v
-                    k_hi = v
-                elif ETC:
-                    ckey = contract.solve_key(child)
-                    child_keys[ply, i] = ckey
-                    prefetch(table, _bucket_of(table, ckey))
-                lows[ply, i] = k_lo
-                highs[ply, i] = k_hi
-            # Second pass: the children's table bounds, the bounds of each move's value, the
-            # search order.
-            for i in range(n):
-                d = deltas[ply, i]
-                k_lo = lows[ply, i]
-                k_hi = highs[ply, i]
-                if ETC and same[ply, i] != 2 and k_lo != k_hi:
-                    cslot = _probe(table, child_keys[ply, i])
-                    if cslot >= 0:
-                        k_lo = max(k_lo, np.int64(table[cslot]["lower"]))
-                        k_hi = min(k_hi, np.int64(table[cslot]["upper"]))
-                if same[ply, i] == 0:
-                    c_lo = d - k_hi
-                    c_hi = d - k_lo
-                else:
-                    c_lo = d + k_lo
-                    c_hi = d + k_hi
-                highs[ply, i] = c_hi
-                if c_lo > best:
-                    best = c_lo
-                    best_i = i
-                # Order: the table's move, then by the best proven lower bound, the upper bound,
-                # the gain, keeping the turn, and the game's heuristic of the child (for games
-                # whose moves gain nothing until the end, such as normal-play Konane).
-                order[ply, i] = i
-                if i == tt_move:
-                    keys[ply, i] = 1 << 62
-                else:
-                    keys[ply, i] = (
-                        (min(max(c_lo, -(1 << 15)), 1 << 15) << 46)
-                        + ((min(max(c_hi, -(1 << 15)), (1 << 15) - 1) + (1 << 15)) << 30)
-                        + ((min(max(d, -127), 127) + 128) << 22)
-                        + ((same[ply, i] & 1) << 21)
-                        + hints[ply, i]
-                    )
-                if c_lo == c_hi:
-                    same[ply, i] = 2  # known exactly and counted in best: never searched
-                    if c_lo >= b:
-                        break
-            if best >= b:
-                # A child proven good enough already: a cutoff without a search.
-                value = best
-                frames[ply, F_BEST_I] = best_i
-                have_value = True
-            else:
-                # Insertion sort, largest key first (n is small).
-                for i in range(1, n):
-                    m = order[ply, i]
-                    kk = keys[ply, i]
-                    j = i - 1
-                    while j >= 0 and keys[ply, j] < kk:
-                        order[ply, j + 1] = order[ply, j]
-                        keys[ply, j + 1] = keys[ply, j]
-                        j -= 1
-                    order[ply, j + 1] = m
-                    keys[ply, j + 1] = kk
-                frames[ply, F_ALPHA] = max(a, best)
-                frames[ply, F_BETA] = b
-                frames[ply, F_ALPHA0] = max(a, best)
-                frames[ply, F_BEST] = best
-                frames[ply, F_BEST_I] = best_i
-                frames[ply, F_NEXT] = 0
-                frames[ply, F_SKIPPED_HIGH] = -_INF
+    s = w.states[ply]
+    a = w.frames[ply, F_ALPHA]
+    b = w.frames[ply, F_BETA]
+    lo, hi = _mover_bounds(s, me)
+    tt_move = np.int64(-1)
+    exact = contract.endgame_value(s, db, db_k) if ply > 0 else contract.NO_ENDGAME_VALUE
+    if exact != contract.NO_ENDGAME_VALUE:
+        return True, np.int64(exact), lo, hi, tt_move
+    slot = _probe(table, contract.solve_key(s))
+    if slot >= 0:
+        e = table[slot]
+        lo = max(lo, np.int64(e["lower"]))
+        hi = min(hi, np.int64(e["upper"]))
+        tt_move = np.int64(e["move"])
+    if ply == 0:
+        lo = -_INF
+        hi = _INF
+    if lo >= b or lo == hi:
+        return True, lo, lo, hi, tt_move
+    if hi <= a:
+        return True, hi, lo, hi, tt_move
+    if ply >= horizon:
+        return True, min(max(np.int64(0), lo), hi), lo, hi, tt_move
+    return False, np.int64(0), lo, hi, tt_move
 
-        # ---- Fold values up and step to the next child until one needs entering.
+
+@kernel(inline="always")
+def _look_at_children(w, ply, me, n, table, db, db_k):
+    """Plays each of the ``n`` moves of ``w.states[ply]`` (``me`` to move) into ``w.child`` and
+    notes, per move ``i``: ``deltas[ply, i]``, ``same[ply, i]``, ``hints[ply, i]`` and the
+    child's bounds from the margin and the database in ``lows``/``highs[ply, i]`` (0 for a
+    terminal child, whose move's value is its delta: ``same`` 2). Starts fetching each child's
+    table bucket, so that the cache misses of all children overlap instead of following one
+    another."""
+    s = w.states[ply]
+    base = contract.margin(s)
+    child = w.child[0]
+    for i in range(n):
+        w.child[0] = s
+        contract.apply_move(child, w.moves[ply, i])
+        d = np.int64(contract.margin(child) - base)
+        if me != 0:
+            d = -d
+        w.deltas[ply, i] = d
+        if contract.is_terminal(child):
+            w.same[ply, i] = 2  # terminal: the value of the move is d
+            w.hints[ply, i] = 0
+            w.lows[ply, i] = 0
+            w.highs[ply, i] = 0
+            continue
+        them = contract.current_player(child)
+        w.same[ply, i] = 1 if them == me else 0
+        h = contract.heuristic(child)
+        w.hints[ply, i] = np.int64((1.0 + (h if me == 0 else -h)) * 262144.0)
+        k_lo, k_hi = _mover_bounds(child, them)
+        v = contract.endgame_value(child, db, db_k)
+        if v != contract.NO_ENDGAME_VALUE:
+            k_lo = v
+            k_hi = v
+        elif ETC:
+            ckey = contract.solve_key(child)
+            w.child_keys[ply, i] = ckey
+            prefetch(table, _bucket_of(table, ckey))
+        w.lows[ply, i] = k_lo
+        w.highs[ply, i] = k_hi
+
+
+@kernel(inline="always")
+def _bound_moves(w, ply, n, tt_move, b, table):
+    """Turns the children's bounds noted by :func:`_look_at_children` (tightened by their table
+    entries) into bounds of each move's value for the mover: ``highs[ply, i]`` becomes the
+    move's upper bound, a move known exactly is marked ``same`` 2, and ``keys[ply, i]`` gets the
+    move's sort key. Returns ``(best, best_i)``, the best lower bound of a move and its index;
+    stops at a move proven to reach ``b``."""
+    best = -_INF
+    best_i = 0
+    for i in range(n):
+        d = w.deltas[ply, i]
+        k_lo = w.lows[ply, i]
+        k_hi = w.highs[ply, i]
+        if ETC and w.same[ply, i] != 2 and k_lo != k_hi:
+            cslot = _probe(table, w.child_keys[ply, i])
+            if cslot >= 0:
+                k_lo = max(k_lo, np.int64(table[cslot]["lower"]))
+                k_hi = min(k_hi, np.int64(table[cslot]["upper"]))
+        if w.same[ply, i] == 0:
+            c_lo = d - k_hi
+            c_hi = d - k_lo
+        else:
+            c_lo = d + k_lo
+            c_hi = d + k_hi
+        w.highs[ply, i] = c_hi
+        if c_lo > best:
+            best = c_lo
+            best_i = i
+        # Order: the table's move, then by the best proven lower bound, the upper bound, the
+        # gain, keeping the turn, and the game's heuristic of the child (for games whose moves
+        # gain nothing until the end, such as normal-play Konane).
+        w.order[ply, i] = i
+        if i == tt_move:
+            w.keys[ply, i] = 1 << 62
+        else:
+            w.keys[ply, i] = (
+                (min(max(c_lo, -(1 << 15)), 1 << 15) << 46)
+                + ((min(max(c_hi, -(1 << 15)), (1 << 15) - 1) + (1 << 15)) << 30)
+                + ((min(max(d, -127), 127) + 128) << 22)
+                + ((w.same[ply, i] & 1) << 21)
+                + w.hints[ply, i]
+            )
+        if c_lo == c_hi:
+            w.same[ply, i] = 2  # known exactly and counted in best: never searched
+            if c_lo >= b:
+                break
+    return best, best_i
+
+
+@kernel(inline="always")
+def _sort_moves(w, ply, n):
+    """Sorts ``order[ply, :n]`` by ``keys[ply, :n]``, largest first (insertion sort: n is small)."""
+    for i in range(1, n):
+        m = w.order[ply, i]
+        kk = w.keys[ply, i]
+        j = i - 1
+        while j >= 0 and w.keys[ply, j] < kk:
+            w.order[ply, j + 1] = w.order[ply, j]
+            w.keys[ply, j + 1] = w.keys[ply, j]
+            j -= 1
+        w.order[ply, j + 1] = m
+        w.keys[ply, j + 1] = kk
+
+
+@kernel(inline="always")
+def _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats):
+    """Sets up the search of the children of ``w.states[ply]`` (``me`` to move; not settled by
+    :func:`_known_value`, whose ``lo, hi, tt_move`` it takes), unless a child is proven good
+    enough without a search (enhanced transposition cutoff). Returns ``(settled, value)``."""
+    s = w.states[ply]
+    a = max(w.frames[ply, F_ALPHA], lo)
+    b = min(w.frames[ply, F_BETA], hi)
+    n = contract.legal_moves(s, w.moves[ply])
+    w.frames[ply, F_ME] = me
+    w.frames[ply, F_COUNT] = n
+    w.frames[ply, F_NODES0] = stats[STAT_NODES]
+    w.frames[ply, F_TT_MOVE] = tt_move
+    _look_at_children(w, ply, me, n, table, db, db_k)
+    best, best_i = _bound_moves(w, ply, n, tt_move, b, table)
+    if best >= b:
+        w.frames[ply, F_BEST_I] = best_i
+        return True, best
+    _sort_moves(w, ply, n)
+    w.frames[ply, F_ALPHA] = max(a, best)
+    w.frames[ply, F_BETA] = b
+    w.frames[ply, F_ALPHA0] = max(a, best)
+    w.frames[ply, F_BEST] = best
+    w.frames[ply, F_BEST_I] = best_i
+    w.frames[ply, F_NEXT] = 0
+    w.frames[ply, F_SKIPPED_HIGH] = -_INF
+    return False, np.int64(0)
+
+
+@kernel(inline="always")
+def _fold(w, ply, value):
+    """Folds the value of the child just searched (its mover's view) into the frame of ``ply``;
+    True when it reaches beta (a cutoff)."""
+    i = w.order[ply, w.frames[ply, F_NEXT] - 1]
+    c = w.deltas[ply, i] + (value if w.same[ply, i] == 1 else -value)
+    if c > w.frames[ply, F_BEST]:
+        w.frames[ply, F_BEST] = c
+        w.frames[ply, F_BEST_I] = i
+        if c > w.frames[ply, F_ALPHA]:
+            w.frames[ply, F_ALPHA] = c
+    return c >= w.frames[ply, F_BETA]
+
+
+@kernel(inline="always")
+def _next_move(w, ply):
+    """The index of the next move of ``ply`` to search, -1 when none is left. Moves known exactly
+    are passed over (counted already), and so are moves proven unable to raise alpha, whose upper
+    bounds a fail-low bound must still cover (``F_SKIPPED_HIGH``)."""
+    while w.frames[ply, F_NEXT] < w.frames[ply, F_COUNT]:
+        i = w.order[ply, w.frames[ply, F_NEXT]]
+        w.frames[ply, F_NEXT] += 1
+        if w.same[ply, i] == 2:
+            continue
+        if w.highs[ply, i] <= w.frames[ply, F_ALPHA]:
+            w.frames[ply, F_SKIPPED_HIGH] = max(w.frames[ply, F_SKIPPED_HIGH], w.highs[ply, i])
+            continue
+        return i
+    return np.int64(-1)
+
+
+@kernel(inline="always")
+def _finish(w, table, stats, ply):
+    """Stores the proven bound of the position searched at ``ply`` and returns its (fail-soft)
+    value."""
+    best = w.frames[ply, F_BEST]
+    if best <= w.frames[ply, F_ALPHA] and w.frames[ply, F_SKIPPED_HIGH] > best:
+        best = w.frames[ply, F_SKIPPED_HIGH]  # failing low: the bound covers the skipped moves
+    if best <= w.frames[ply, F_ALPHA0]:
+        lower, upper = -_INF, best
+    elif best >= w.frames[ply, F_BETA]:
+        lower, upper = best, _INF
+    else:
+        lower, upper = best, best
+    move = w.frames[ply, F_BEST_I] if best > w.frames[ply, F_ALPHA0] else w.frames[ply, F_TT_MOVE]
+    _store(table, contract.solve_key(w.states[ply]), lower, upper, move, stats[STAT_NODES] - w.frames[ply, F_NODES0])
+    return best
+
+
+@kernel(inline="always")
+def _enter(w, ply, i):
+    """Makes the child reached by move ``i`` of ``ply`` the position at ``ply + 1``, with the
+    parent's window seen by the child's mover."""
+    w.states[ply + 1] = w.states[ply]
+    contract.apply_move(w.states[ply + 1], w.moves[ply, i])
+    d = w.deltas[ply, i]
+    a = w.frames[ply, F_ALPHA]
+    b = w.frames[ply, F_BETA]
+    if w.same[ply, i] == 1:
+        w.frames[ply + 1, F_ALPHA] = a - d
+        w.frames[ply + 1, F_BETA] = b - d
+    else:
+        w.frames[ply + 1, F_ALPHA] = d - b
+        w.frames[ply + 1, F_BETA] = d - a
+
+
+@kernel
+def _null_window(stack, table, db, db_k, stats, alpha, beta, horizon):
+    """Fail-soft alpha-beta value of the non-terminal ``stack.states[0]`` (change of the margin,
+    mover's view) within ``(alpha, beta)``; ``stack.frames[0, F_BEST_I]`` is then the best
+    child's index. ``stack``: a :class:`_SearchStack`; ``table``: ``SOLVER_ENTRY[buckets *
+    BUCKET]``; ``db``, ``db_k``: an endgame database (``int8[:]``, -1: none); ``stats:
+    int64[STAT_SIZE]``.
+
+    Returns 0 with ``stats[STAT_ABORTED]`` set when a budget ran out or the game was deeper than
+    the stack. Below ``horizon`` plies a position is not searched but estimated: no change of
+    the margin from there (for the estimates that seed MTD(f); the bounds it stores are then
+    estimates too, so it gets a table of its own).
+    """
+    # numba reference-counts each array that a function binds, with an atomic operation, and the
+    # steps below, inlined into this loop, bind the stack's twelve arrays at every position
+    # (their pairs of counts cannot be pruned across the game's kernels, which may raise): views
+    # that it does not count keep the search as fast as one flat function. They are safe here:
+    # they never leave this call, and the caller's reference keeps ``stack`` alive throughout.
+    w = _SearchStack(
+        _uncounted(stack.states), _uncounted(stack.child), _uncounted(stack.moves), _uncounted(stack.deltas),
+        _uncounted(stack.same), _uncounted(stack.lows), _uncounted(stack.highs), _uncounted(stack.hints),
+        _uncounted(stack.child_keys), _uncounted(stack.order), _uncounted(stack.keys), _uncounted(stack.frames),
+    )
+    max_ply = w.states.shape[0] - 1
+    ply = 0
+    w.frames[0, F_ALPHA] = alpha
+    w.frames[0, F_BETA] = beta
+    while True:
+        # Enter the position at ply with the window in its frame: settle it at once or open it.
+        me = contract.current_player(w.states[ply])
+        settled, value, lo, hi, tt_move = _known_value(w, ply, me, table, db, db_k, horizon)
+        if not settled:
+            settled, value = _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats)
+        # Fold values up and step to the next child until one needs entering.
         while True:
-            if have_value:
+            if settled:
                 if ply == 0:
                     return value
                 ply -= 1
-                have_value = False
-                i = order[ply, frames[ply, F_NEXT] - 1]
-                c = deltas[ply, i] + (value if same[ply, i] == 1 else -value)
-                if c > frames[ply, F_BEST]:
-                    frames[ply, F_BEST] = c
-                    frames[ply, F_BEST_I] = i
-                    if c > frames[ply, F_ALPHA]:
-                        frames[ply, F_ALPHA] = c
-                if c >= frames[ply, F_BETA]:
-                    value = _finish(stack, frames, table, stats, ply)
-                    have_value = True
+                settled = _fold(w, ply, value)
+                if settled:
+                    value = _finish(w, table, stats, ply)
                     continue
-            if frames[ply, F_NEXT] == frames[ply, F_COUNT]:
-                value = _finish(stack, frames, table, stats, ply)
-                have_value = True
-                continue
-            i = order[ply, frames[ply, F_NEXT]]
-            frames[ply, F_NEXT] += 1
-            if same[ply, i] == 2:
-                continue  # known exactly (a terminal child, a table entry): counted already
-            if highs[ply, i] <= frames[ply, F_ALPHA]:
-                # Proven unable to raise alpha: skipped, but a fail-low bound must still cover it.
-                frames[ply, F_SKIPPED_HIGH] = max(frames[ply, F_SKIPPED_HIGH], highs[ply, i])
+            i = _next_move(w, ply)
+            if i < 0:
+                value = _finish(w, table, stats, ply)
+                settled = True
                 continue
             if ply + 1 > max_ply:
                 stats[STAT_ABORTED] = 2
                 return np.int64(0)
-            stack[ply + 1] = stack[ply]
-            contract.apply_move(stack[ply + 1], moves[ply, i])
+            _enter(w, ply, i)
+            ply += 1
             _count_node(stats)
             if stats[STAT_ABORTED]:
                 return np.int64(0)
-            d = deltas[ply, i]
-            a = frames[ply, F_ALPHA]
-            b = frames[ply, F_BETA]
-            if same[ply, i] == 1:
-                frames[ply + 1, F_ALPHA] = a - d
-                frames[ply + 1, F_BETA] = b - d
-            else:
-                frames[ply + 1, F_ALPHA] = d - b
-                frames[ply + 1, F_BETA] = d - a
-            ply += 1
             break
 
 
-@kernel(inline="always")
-def _finish(stack, frames, table, stats, ply):
-    """Stores the searched node's proven bound and returns its (fail-soft) value."""
-    best = frames[ply, F_BEST]
-    if best <= frames[ply, F_ALPHA] and frames[ply, F_SKIPPED_HIGH] > best:
-        best = frames[ply, F_SKIPPED_HIGH]  # failing low: the bound covers the skipped moves
-    if best <= frames[ply, F_ALPHA0]:
-        lower, upper = -_INF, best
-    elif best >= frames[ply, F_BETA]:
-        lower, upper = best, _INF
-    else:
-        lower, upper = best, best
-    move = frames[ply, F_BEST_I] if best > frames[ply, F_ALPHA0] else frames[ply, F_TT_MOVE]
-    _store(table, contract.solve_key(stack[ply]), lower, upper, move, stats[STAT_NODES] - frames[ply, F_NODES0])
-    return best
-
-
 @kernel
-def solve_position(root, table, guess_table, guess_depth, db, db_k, guess, node_limit, deadline_ns, max_ply, stats, result):
+def solve_position(
+    root: np.void, table: np.ndarray, guess_table: np.ndarray, guess_depth: int, db: np.ndarray, db_k: int, guess: int,
+    node_limit: int, deadline_ns: int, max_ply: int, stats: np.ndarray, result: np.ndarray,
+) -> int:
     """MTD(f) from the non-terminal ``root``: returns the index (``legal_moves`` order) of a best
     move and fills ``result: int64[3]`` with (lower, upper) bounds of the root's value, the change
     of the margin from ``root`` to the end seen by its player to move (equal when solved), and the
@@ -436,19 +564,7 @@ def solve_position(root, table, guess_table, guess_depth, db, db_k, guess, node_
     collects the counts; a node budget, a deadline (``monotonic_ns``, 0: none) or a game deeper
     than ``max_ply`` stops the search with the bounds proven so far.
     """
-    stack = contract.new_states(root, max_ply + 1)
-    scratch = contract.new_states(root, 1)
-    width = contract.max_moves(root)
-    moves = np.empty((max_ply + 1, width), contract.MOVE_DTYPE)
-    deltas = np.zeros((max_ply + 1, width), np.int64)
-    same = np.zeros((max_ply + 1, width), np.int8)
-    lows = np.zeros((max_ply + 1, width), np.int64)
-    highs = np.zeros((max_ply + 1, width), np.int64)
-    child_keys = np.zeros((max_ply + 1, width), np.uint64)
-    hints = np.zeros((max_ply + 1, width), np.int64)
-    order = np.zeros((max_ply + 1, width), np.int64)
-    keys = np.zeros((max_ply + 1, width), np.int64)
-    frames = np.zeros((max_ply + 1, F_SIZE), np.int64)
+    w = _new_search_stack(root, max_ply)
     stats[STAT_NODE_LIMIT] = node_limit
     stats[STAT_DEADLINE] = deadline_ns
     stats[STAT_ABORTED] = 0
@@ -469,8 +585,8 @@ def solve_position(root, table, guess_table, guess_depth, db, db_k, guess, node_
         low, high = lower, upper
         while low < high:
             beta = f + 1 if f == low else f
-            stack[0] = root
-            g = _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, guess_table, db, db_k, stats, beta - 1, beta, depth)
+            w.states[0] = root
+            g = _null_window(w, guess_table, db, db_k, stats, beta - 1, beta, depth)
             if stats[STAT_ABORTED]:
                 break
             if g >= beta:
@@ -482,14 +598,14 @@ def solve_position(root, table, guess_table, guess_depth, db, db_k, guess, node_
             break
     while lower < upper and not stats[STAT_ABORTED]:
         beta = f + 1 if f == lower else f
-        stack[0] = root
+        w.states[0] = root
         stats[STAT_SEARCHES] += 1
-        g = _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, table, db, db_k, stats, beta - 1, beta, max_ply + 1)
+        g = _null_window(w, table, db, db_k, stats, beta - 1, beta, max_ply + 1)
         if stats[STAT_ABORTED]:
             break
         if g >= beta:
             lower = g
-            best_move = frames[0, F_BEST_I]
+            best_move = w.frames[0, F_BEST_I]
         else:
             upper = g
         f = g
@@ -497,10 +613,10 @@ def solve_position(root, table, guess_table, guess_depth, db, db_k, guess, node_
         # Never failed high: the value is the bound that every continuation reaches, or it was
         # known before the search (database, margin bounds). A search just below it names a
         # move: the root is always searched, so a child proven to reach the value fails it high.
-        stack[0] = root
-        g = _null_window(stack, scratch, moves, deltas, same, lows, highs, hints, child_keys, order, keys, frames, table, db, db_k, stats, lower - 1, lower, max_ply + 1)
+        w.states[0] = root
+        g = _null_window(w, table, db, db_k, stats, lower - 1, lower, max_ply + 1)
         if not stats[STAT_ABORTED]:
-            best_move = frames[0, F_BEST_I]
+            best_move = w.frames[0, F_BEST_I]
     result[0] = lower
     result[1] = upper
     result[2] = stats[STAT_SEARCHES]
@@ -535,9 +651,18 @@ class Solution:
         return None if self.margin is None else int(np.sign(self.margin))
 
 
-def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: float | None = None,
-          nodes: int | None = None, guess: int | None = None, guess_depth: int | None = None,
-          max_ply: int = 1000) -> Solution:
+def solve(
+    state: State,
+    *,
+    table: np.ndarray | None = None,
+    table_mb: float = 256.0,
+    endgame: tuple[np.ndarray, int] | None = None,
+    time: float | None = None,
+    nodes: int | None = None,
+    guess: int | None = None,
+    guess_depth: int | None = None,
+    max_ply: int = 1000,
+) -> Solution:
     """Solves ``state`` (a perfect-information ``engines.State``) to its final margin.
 
     Args:
@@ -588,7 +713,7 @@ def solve(state, *, table=None, table_mb: float = 256.0, endgame=None, time: flo
     first = 0 if guess is None else sign * (int(guess) - base)
     stats = np.zeros(STAT_SIZE, np.int64)
     result = np.zeros(3, np.int64)
-    deadline = monotonic_ns() + int(time * 1e9) if time else 0
+    deadline = deadline_after(time)
     if guess_depth is None:
         guess_depth = 12 if has and guess is None else 0
     guess_table = new_solver_table(min(64.0, max(0.01, table.nbytes / 2**20 / 16))) if guess_depth else table[:BUCKET]

@@ -1,25 +1,47 @@
-"""Compilation plumbing shared by every kernel: the ``kernel`` decorator, a fresh numba cache, the
-random number generator and a monotonic clock usable inside compiled code.
+"""Compilation plumbing shared by every kernel: the ``kernel`` decorator and its compile cache,
+the random number generator, a monotonic clock and bit counting usable inside compiled code.
 
-Why a custom cache locator: numba stamps a cached function with the source of *its own file*
-only, so a kernel that calls (or has inlined through the game contract) code from another file
-keeps running the old machine code after that file is edited. Every kernel of this project is
-therefore stamped with a hash of all the sources under ``engines/`` and ``agents/`` (plus its own
-file): any edit anywhere invalidates every cached kernel, and tests, CI and users never run stale
-compiled code. The cache stays where numba puts it by default (``__pycache__`` beside the source,
-or ``NUMBA_CACHE_DIR`` when set).
+The compile cache. numba keeps each compiled function in an index file and data files (beside
+the source in ``__pycache__``, in ``NUMBA_CACHE_DIR`` when set, or in the user's cache folder when
+the package's folders are read-only), one entry per signature, and trusts them while *the
+function's own file* is unchanged. But a kernel's machine code also holds what it calls from
+other files, inlined or linked when it was compiled: the contract, tables, a game's kernels. With
+numba alone, an edit of those files would leave the old code running. So each function compiled
+by :func:`kernel` keeps numba's cache, with one more part in the key of each entry: a hash of
+
+* the sources of the kernel's module and of the modules it imports, transitively (its top-level
+  ``import`` statements, read as text: no parsing). Followed are the modules of ``board_arena``,
+  of the kernel's own top-level package and any module that is not installed (a checkout's tests
+  and experiments, a user's own code); not followed are package ``__init__`` files, which hold
+  the Python faces (an edit of a face recompiles nothing), the standard library and other
+  installed distributions (numba's own key already holds its version), and
+* for each state record type in the signature, the same hash of the game kernel module that
+  :func:`link_record_type` tied to it (``contract.register`` does, for every game, including
+  games registered from outside the package). Agents reach a game's kernels through the
+  contract's overloads without importing them; this part makes an edit of Kalah's kernels
+  recompile alpha-beta's Kalah specialisation, and only that one.
+
+The hash is computed at a kernel's first compilation or cache load in a process, not at import.
+An entry whose hash no longer matches is compiled again and takes the stale entry's place.
+Functions that other libraries compile with ``numba.njit`` in the same process are left alone.
+The numba internals this rests on are used in one section below (``_KernelCache``) and checked
+by ``tests/test_cache.py``; if a numba release changes them, kernels compile in every process
+(after one warning) rather than ever running stale code.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
+import importlib.util
+import inspect
 import os
 import re
 import sys
+import sysconfig
 import time
 import warnings
 from pathlib import Path
+from typing import Any, Callable
 
 import numba
 import numpy as np
@@ -27,190 +49,270 @@ from llvmlite import ir
 from numba import types
 from numba.core import caching, config
 from numba.extending import intrinsic
+from numba.np.numpy_support import as_dtype
 
 __all__ = [
     "kernel",
     "JIT_DISABLED",
-    "SOURCE_HASH",
+    "link_record_type",
+    "cache_dependencies",
+    "caching_disabled",
     "rng_from_seed",
     "rng_next",
     "rng_below",
     "rng_uniform",
     "mix64",
     "monotonic_ns",
-    "caching_disabled",
-    "compiled_sources",
+    "deadline_after",
+    "CLOCK_FAILED",
+    "popcount",
+    "lowest_bit_index",
 ]
 
 # numba sets its configuration attributes at run time (from the environment), hence getattr.
 JIT_DISABLED = bool(getattr(config, "DISABLE_JIT"))
 
-_ENGINES_DIR = Path(__file__).resolve().parent
-_PACKAGE_DIR = _ENGINES_DIR.parent
-# The folder that module names are relative to (site-packages, or the checkout).
-_IMPORT_BASE = _PACKAGE_DIR.parent
-# Folders whose sources are compiled together through the game contract.
-_COMPILED_ROOTS = tuple(p for p in (_ENGINES_DIR, _PACKAGE_DIR / "agents", _PACKAGE_DIR / "envs") if p.is_dir())
-# In a source checkout, benchmark and test scripts may define kernels that call ours.
-_CHECKOUT_ROOTS = (
-    tuple(p for p in (_IMPORT_BASE / "experiments", _IMPORT_BASE / "tests", _PACKAGE_DIR / "arena") if p.is_dir())
-    if (_IMPORT_BASE / "pyproject.toml").is_file()
-    else ()
+# The top-level package of this project: its modules are followed from any kernel.
+_PROJECT = __name__.partition(".")[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# What a kernel's compiled code depends on: module sources, found from their import statements.
+
+# A top-level import statement: ``from X import a, b``, ``from X import (a,  # why\n b)``,
+# ``import X.Y as Z``.
+_IMPORT = re.compile(
+    r"^(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\((?:[^)#]|#[^\n]*)*\)|[^\n]*)|import[ \t]+([^\n]*))", re.MULTILINE
 )
+_COMMENT = re.compile(r"#[^\n]*")
 
 
-# A module defines compiled code if a line starts with one of these decorators.
-_DEFINES_KERNELS = re.compile(r"^\s*@(kernel|overload|intrinsic|numba\.njit|njit)\b", re.MULTILINE)
-
-
-def _module_file(name: str, roots) -> Path | None:
-    """The source file of module ``name`` (``board_arena.engines.morabaraba.board``) under
-    ``roots``, or None for a package (its ``__init__``) or a module outside them."""
-    parts = name.split(".")
-    for root in roots:
-        prefix = root.relative_to(_IMPORT_BASE).parts
-        if tuple(parts[: len(prefix)]) == prefix:
-            path = _IMPORT_BASE.joinpath(*parts).with_suffix(".py")
-            return path if path.is_file() else None
-    return None
-
-
-def _imported_modules(tree: ast.AST, roots) -> set[Path]:
-    """The project modules (not packages) that a module's imports name: ``from a.b import c``
-    gives ``a/b/c.py`` when c is a module, else ``a/b.py``."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                path = _module_file(f"{node.module}.{alias.name}", roots) or _module_file(node.module, roots)
-                if path:
-                    found.add(path)
-        elif isinstance(node, ast.Import):
-            found.update(p for p in (_module_file(a.name, roots) for a in node.names) if p)
+def _imported_modules(source: str, package: str | None) -> set[str]:
+    """The modules that the top-level import statements of ``source`` name (for ``from X import
+    a``: ``X.a`` when that is a loaded module, else ``X``), relative imports resolved against
+    ``package``."""
+    found: set[str] = set()
+    for base, names, plain in _IMPORT.findall(source):
+        if plain:
+            found.update(part.split()[0] for part in _COMMENT.sub("", plain).split(",") if part.strip())
+            continue
+        if base.startswith("."):
+            if not package:
+                continue
+            base = importlib.util.resolve_name(base, package)
+        for part in _COMMENT.sub("", names).strip("() \t\n").split(","):
+            name = part.split()[0] if part.strip() else ""
+            found.add(f"{base}.{name}" if f"{base}.{name}" in sys.modules else base)
     return found
 
 
-def compiled_sources(roots) -> list[Path]:
-    """The sources that compiled code is built from: every module under ``roots`` that defines
-    kernels, and the project modules they import, transitively (tables such as the Morabaraba
-    board, the contract, the clock), but not packages' ``__init__`` files. The Python face of the
-    games (``engines/game.py``, the ``Game`` classes in the packages' ``__init__``) and the
-    registry are not among them: editing them recompiles nothing."""
-    todo = [p for root in roots for p in sorted(root.rglob("*.py")) if _DEFINES_KERNELS.search(p.read_text())]
-    seen = set(todo)
+def _module_source(name: str) -> bytes | None:
+    """The source of loaded module ``name``; None for a module not loaded or without a source file."""
+    path = getattr(sys.modules.get(name), "__file__", None)
+    if not path or not path.endswith(".py"):
+        return None
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
+
+
+_INSTALLED_FOLDERS = ("site-packages", "dist-packages")
+_STDLIB: list[str] = []
+
+
+def _is_installed(path: str) -> bool:
+    """Whether ``path`` belongs to the standard library or to an installed distribution."""
+    if not _STDLIB:
+        _STDLIB.extend({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib")})
+    real = os.path.realpath(path)
+    return any(real.startswith(folder) for folder in _STDLIB) or any(
+        part in _INSTALLED_FOLDERS for part in Path(real).parts
+    )
+
+
+def _closure(name: str) -> dict[str, bytes]:
+    """Module ``name`` and the modules it imports, transitively: {module name: source}. Followed
+    are the modules of this project, of ``name``'s own top-level package and any that is not
+    installed (a checkout's tests or experiments, a user's own code), but no package ``__init__``
+    (the faces) and nothing of the standard library or of other installed distributions."""
+    own = {_PROJECT, name.partition(".")[0]}
+    sources: dict[str, bytes] = {}
+    todo = [name]
     while todo:
-        path = todo.pop()
-        for module in _imported_modules(ast.parse(path.read_text()), roots):
-            if module not in seen and module.name != "__init__.py":
-                seen.add(module)
-                todo.append(module)
-    return sorted(seen)
+        current = todo.pop()
+        source = _module_source(current)
+        if source is None or current in sources:
+            continue
+        sources[current] = source
+        package = getattr(sys.modules[current], "__package__", None)
+        for imported in _imported_modules(source.decode("utf-8", "replace"), package):
+            module = sys.modules.get(imported)
+            path = getattr(module, "__file__", None)
+            if imported in sources or path is None or hasattr(module, "__path__"):
+                continue
+            if imported.partition(".")[0] in own or not _is_installed(path):
+                todo.append(imported)
+    return sources
 
 
-def _hash_sources(roots) -> str:
-    digest = hashlib.sha256()
-    for path in compiled_sources(roots):
-        digest.update(str(path.relative_to(_IMPORT_BASE)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+_MODULE_HASHES: dict[str, str] = {}
 
 
-SOURCE_HASH = _hash_sources(_COMPILED_ROOTS)
+def _module_hash(name: str) -> str:
+    """Hash of the sources of :func:`_closure` of module ``name`` (once per process)."""
+    if name not in _MODULE_HASHES:
+        digest = hashlib.sha256()
+        for module, source in sorted(_closure(name).items()):
+            digest.update(module.encode() + b"\0" + hashlib.sha256(source).digest())
+        _MODULE_HASHES[name] = digest.hexdigest()
+    return _MODULE_HASHES[name]
 
 
-def _is_under(path: Path, roots) -> bool:
-    return any(root == path or root in path.parents for root in roots)
+_RECORD_MODULES: dict[np.dtype, str] = {}
 
 
-class _ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """Caches this project's kernels beside their sources (or in ``NUMBA_CACHE_DIR``), stamped
-    with the hash of the whole compiled source tree."""
-
-    def __init__(self, py_func, py_file):
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = self._cache_folder(py_file)
-
-    def _cache_folder(self, py_file):
-        cache_dir = getattr(config, "CACHE_DIR")
-        if cache_dir:
-            return os.path.join(cache_dir, self.get_suitable_cache_subpath(py_file))
-        return os.path.join(os.path.dirname(py_file), "__pycache__")
-
-    def get_cache_path(self):
-        return self._cache_path
-
-    def get_source_stamp(self):
-        own = super().get_source_stamp()
-        return (SOURCE_HASH, own)
-
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        path = Path(py_file).resolve()
-        if not _is_under(path, _COMPILED_ROOTS + _CHECKOUT_ROOTS):
-            return None
-        return super().from_function(py_func, py_file)  # None if the folder is not writable
+def link_record_type(dtype: np.dtype, module: str) -> None:
+    """Ties a state record type to the kernel module that compiled code given such a record
+    links (the contract resolves its functions from the record type): the sources of ``module``
+    and of what it imports join the cache key of every kernel compiled for a signature that holds
+    ``dtype`` (a record, an array of records or a tuple of them)."""
+    _RECORD_MODULES[np.dtype(dtype)] = module
 
 
-class _ProjectUserCacheLocator(_ProjectCacheLocator):
-    """The same stamps, in the user's cache folder, for an install whose folders are read-only
-    (numba's own fallback would stamp each kernel with its own file only)."""
-
-    def _cache_folder(self, py_file):
-        user_cache = caching.AppDirs(appname="board-arena", appauthor=False).user_cache_dir
-        return os.path.join(user_cache, "numba", self.get_suitable_cache_subpath(py_file))
-
-
-# numba < 0.60 names the class _CacheImpl.
-_CACHE_IMPL = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
-_LOCATORS: list = _CACHE_IMPL._locator_classes
-for _locator in (_ProjectUserCacheLocator, _ProjectCacheLocator):
-    if _locator not in _LOCATORS:
-        # Tried first: the project's kernels never fall through to numba's per-file stamps.
-        _LOCATORS.insert(0, _locator)
+def _record_dtypes(numba_type: Any, found: set[np.dtype]) -> None:
+    """Adds to ``found`` the record dtypes in ``numba_type``: a record, an array of records, a
+    tuple or named tuple holding them."""
+    if isinstance(numba_type, types.Record):
+        found.add(as_dtype(numba_type))
+    elif isinstance(numba_type, types.Array):
+        _record_dtypes(numba_type.dtype, found)
+    elif isinstance(numba_type, types.BaseTuple):
+        for member in getattr(numba_type, "types"):
+            _record_dtypes(member, found)
 
 
-def kernel(func=None, **options):
-    """``numba.njit`` with this project's defaults: cached, numpy error model (no Python
-    exception checks on division), no fastmath so compiled and pure-Python runs agree bit for bit.
-
-    Where no cache folder is writable (a read-only install with no writable user cache), kernels
-    are compiled in every process instead, after one warning.
-    """
-    options.setdefault("error_model", "numpy")
-    if func is None:
-        return lambda f: kernel(f, **options)
-    if options.get("cache", True):
-        options["cache"] = _can_cache(func)
-    return numba.njit(func, **options)
+def _dependency_hash(py_func: Callable, signature: Any) -> str:
+    """What the cache entry of ``py_func`` compiled for ``signature`` (the argument types, as a
+    dispatcher compiles for the arguments it is called with, or a numba signature) depends on
+    besides its own file (see the module docstring)."""
+    records: set[np.dtype] = set()
+    for argument in getattr(signature, "args", signature):
+        _record_dtypes(argument, records)
+    games = sorted({_RECORD_MODULES[d] for d in records if d in _RECORD_MODULES})
+    return ":".join(_module_hash(name) for name in [py_func.__module__, *games])
 
 
+def cache_dependencies(dispatcher: Any) -> list[str]:
+    """The modules whose sources the cache entries of a kernel depend on for every signature:
+    its own and those it imports, transitively (for a signature holding a game's state record,
+    that game's kernel module and what it imports are added)."""
+    return sorted(_closure(dispatcher.py_func.__module__))
+
+
+# ----------------------------------------------------------------------------------------------
+# The kernel cache: numba's own, with the dependency hash in each entry's key. Every numba
+# internal that this project relies on is used in this section, and only here:
+#   * ``Dispatcher._cache``: the cache a dispatcher consults (``NullCache`` until numba's
+#     ``enable_caching`` sets a ``FunctionCache``; ``kernel`` sets a ``_KernelCache`` instead);
+#   * ``caching.FunctionCache``: ``_index_key(sig, codegen)`` (an entry's key, a tuple),
+#     ``_save_overload(sig, data)``, ``_py_func`` and ``_cache_file``, an
+#     ``IndexDataCacheFile`` with ``_load_index()`` (the index as a dict, empty if stale) and
+#     ``_save_index(overloads)``.
+# ``tests/test_cache.py`` checks them on every numba release that CI installs.
+
+
+def numba_internals_missing() -> list[str]:
+    """The numba internals that the kernel cache needs and this numba lacks (empty: all there)."""
+    wanted = {
+        caching.FunctionCache: {"_index_key": ["self", "sig", "codegen"], "_save_overload": ["self", "sig", "data"]},
+        caching.IndexDataCacheFile: {"_load_index": ["self"], "_save_index": ["self", "overloads"]},
+    }
+    missing = []
+    for cls, methods in wanted.items():
+        for method, parameters in methods.items():
+            function = getattr(cls, method, None)
+            if function is None or list(inspect.signature(function).parameters) != parameters:
+                missing.append(f"{cls.__name__}.{method}({', '.join(parameters[1:])})")
+    if not isinstance(getattr(numba.njit(_nothing), "_cache", None), caching.NullCache):
+        missing.append("Dispatcher._cache")
+    return missing
+
+
+def _nothing():
+    pass
+
+
+class _KernelCache(caching.FunctionCache):
+    """numba's ``FunctionCache`` with each entry's key extended by the entry's dependency hash,
+    and a stale entry of the same signature replaced when a new one is saved (numba would keep it
+    until the function's own file changes, and the cache would grow with every edit)."""
+
+    def _index_key(self, sig, codegen):
+        return (*super()._index_key(sig, codegen), _dependency_hash(self._py_func, sig))
+
+    def _save_overload(self, sig, data):
+        key = self._index_key(sig, data.codegen)
+        overloads = self._cache_file._load_index()
+        stale = [old for old in overloads if old[:-1] == key[:-1] and old != key]
+        if stale:
+            for old in stale:
+                del overloads[old]  # its data file is the first free name: the new entry's
+            self._cache_file._save_index(overloads)
+        super()._save_overload(sig, data)
+
+
+_MISSING_INTERNALS = [] if JIT_DISABLED else numba_internals_missing()
 _NO_CACHE_WARNED: list[str] = []
 
 
-def _can_cache(func) -> bool:
-    """Whether ``func`` has a writable cache folder. A project kernel is cached only by the
-    project's locators (numba's own would stamp it with its own file only); for any other file
-    numba's locators decide."""
-    py_file = os.path.abspath(func.__code__.co_filename)
-    if _is_under(Path(py_file).resolve(), _COMPILED_ROOTS + _CHECKOUT_ROOTS):
-        usable = any(locator.from_function(func, py_file) for locator in (_ProjectCacheLocator, _ProjectUserCacheLocator))
+def _enable_cache(dispatcher: Any) -> None:
+    """Caches ``dispatcher``'s compiled code with a :class:`_KernelCache`. Where that cannot be
+    (no writable cache folder, or this numba lacks what the cache needs) the kernel compiles in
+    every process, after one warning; a function with no source file (typed at a prompt) cannot
+    be cached and says nothing."""
+    why = None
+    if _MISSING_INTERNALS:
+        why = f"numba {numba.__version__} lacks what board-arena's kernel cache needs ({', '.join(_MISSING_INTERNALS)})"
     else:
-        usable = any(locator.from_function(func, py_file) for locator in _LOCATORS)
-    if not usable and not _NO_CACHE_WARNED:
-        _NO_CACHE_WARNED.append(py_file)
+        try:
+            cache = _KernelCache(dispatcher.py_func)
+        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+            if not Path(inspect.getfile(dispatcher.py_func)).is_file():
+                return
+            why = "no writable folder for numba's cache (set NUMBA_CACHE_DIR to one)"
+        else:
+            if hasattr(cache, "_py_func") and hasattr(cache, "_cache_file"):
+                dispatcher._cache = cache
+            else:
+                why = f"numba {numba.__version__} lacks what board-arena's kernel cache needs (FunctionCache._cache_file)"
+    if why and not _NO_CACHE_WARNED:
+        _NO_CACHE_WARNED.append(why)
         warnings.warn_explicit(
-            "no writable folder for numba's cache (set NUMBA_CACHE_DIR to one): kernels are compiled "
-            "in every process, which costs some seconds at each start",
+            f"{why}: kernels are compiled in every process, which costs some seconds at each start",
             RuntimeWarning,
             filename="board-arena",
             lineno=0,
         )
-    return usable
+
+
+def kernel(func=None, **options):
+    """``numba.njit`` with this project's defaults: cached (with the dependency-aware key of the
+    module docstring), numpy error model (no Python exception checks on division), no fastmath
+    so that compiled and pure-Python runs agree bit for bit. ``cache=False`` compiles in every
+    process. Under ``NUMBA_DISABLE_JIT=1`` the function is returned as it is."""
+    options.setdefault("error_model", "numpy")
+    if func is None:
+        return lambda f: kernel(f, **options)
+    cache = options.pop("cache", True)
+    dispatcher = numba.njit(func, **options)
+    if cache and not JIT_DISABLED:
+        _enable_cache(dispatcher)
+    return dispatcher
 
 
 def caching_disabled() -> bool:
-    """True when some kernel found no writable cache folder (it compiles in every process)."""
+    """True when some kernel could not be cached (it compiles in every process)."""
     return bool(_NO_CACHE_WARNED)
 
 
@@ -363,6 +465,12 @@ else:
         Callable from Python, where searches take their deadlines from it."""
         # numba passes the typing context to an intrinsic itself.
         return _platform_clock_ns()  # type: ignore[call-arg]
+
+
+def deadline_after(seconds: float | None) -> int:
+    """The :func:`monotonic_ns` reading ``seconds`` from now: the deadline that a compiled search
+    compares its clock with. 0 (no deadline) when ``seconds`` is None or 0."""
+    return int(monotonic_ns()) + int(seconds * 1e9) if seconds else 0
 
 
 # ----------------------------------------------------------------------------------------------

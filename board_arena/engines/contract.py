@@ -89,7 +89,7 @@ import numpy as np
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
 
-from board_arena.engines._jit import kernel, rng_below
+from board_arena.engines._jit import kernel, link_record_type, rng_below
 
 __all__ = [
     "MOVE_DTYPE",
@@ -192,6 +192,9 @@ def register(module: ModuleType) -> None:
             "each game needs a state type of its own (add or rename a field)"
         )
     _KERNELS[dtype] = module
+    # Kernels given this record link the module's kernels through the overloads below without
+    # importing it: their cache entries must know its sources.
+    link_record_type(dtype, module.__name__)
 
 
 def registered_modules() -> list:

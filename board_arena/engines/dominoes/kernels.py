@@ -527,6 +527,452 @@ def _find(keys, lo, hi, key):
     return -1
 
 
+# The sampler's working records (see _worlds). Slot j of the hidden world: 0 the opponent's dealt
+# hand, 1..D the opponent's draws in play order (a *bin* each).
+_EVENT = np.dtype(
+    [
+        ("ply", np.int64),  # an opponent's draw or pass
+        ("mask", np.uint64),  # the tiles that fit an end then: not in the opponent's hand
+        ("after", np.uint64),  # the union of the masks of this event and every later one
+    ],
+    align=True,
+)
+_SLOT = np.dtype(
+    [
+        ("allowed", np.uint64),  # the tiles that may fill the slot and be held still
+        ("size", np.int64),  # popcount(allowed)
+        ("ply", np.int64),  # a bin: the ply of the draw
+        ("pos", np.int64),  # a bin: its position in the boneyard
+        ("first_event", np.int64),  # a bin: the first event after its draw
+        ("arrive", np.uint64),  # a bin: the class counts of the items whose window ends here
+        ("n_arrive", np.int64),  # a bin: how many they are
+        ("layer_at", np.int64),  # the DP's states after bin j: keys[layer_at:layer_end]
+        ("layer_end", np.int64),
+        ("cls", np.int64),  # sampled: the class of the item placed in the bin, -1: an unknown tile
+        ("item", np.int64),  # sampled: that item, -1: none
+    ],
+    align=True,
+)
+_ITEM = np.dtype(
+    [
+        ("tile", np.int64),  # a tile the opponent played (or showed at the end)
+        ("ply", np.int64),  # when
+        ("lo", np.int64),  # the bins it may have been drawn in: lo..hi (hi 0: slot 0 only)
+        ("hi", np.int64),
+        ("cls", np.int64),  # its class, -1 for an item of slot 0 only
+        ("in_zero", np.bool_),  # it may have been dealt (slot 0)
+        ("high", np.bool_),  # it is above the viewer's greatest dealt tile
+    ],
+    align=True,
+)
+_CLASS = np.dtype(
+    [
+        ("lo", np.int64),  # the first bin its items may be in
+        ("size", np.int64),  # its items
+        ("off", np.int64),  # its count's first bit in a DP state
+        ("one", np.uint64),  # one item of it in a DP state: 1 << off
+        ("field", np.uint64),  # the bits of its count in a DP state
+        ("zero", np.bool_),  # its items may be in slot 0
+        ("high", np.bool_),  # ... and are above the viewer's greatest dealt tile
+    ],
+    align=True,
+)
+
+
+@kernel(inline="always")
+def _replay(view, events, slots, items):
+    """Replays the public history of ``view`` from its viewer's side and writes the opponent's
+    draws and passes (``events[:n_events]``: ply, mask), the opponent's draws
+    (``slots[1:n_bins + 1]``: ply, position, first event after it) and the tiles the opponent
+    played (``items[:n_items]``: tile, ply; at the end of the game the opponent's shown hand
+    too, as played at the last ply). Returns ``(n_events, n_bins, n_items, viewer_drew,
+    played)``, the last two the tiles the viewer drew and those the opponent played."""
+    viewer = np.int64(view["viewer"])
+    m = view["max_pips"]
+    ply = np.int64(view["ply"])
+    leader = np.int64(view["leader"])
+    n_events = 0
+    n_bins = 0
+    n_items = 0
+    viewer_drew = _U0
+    left = np.int64(-1)
+    right = np.int64(-1)
+    k = np.int64(0)
+    for i in range(ply):
+        move = np.int64(view["history"][i])
+        mine = (leader ^ (i & 1)) != viewer
+        if move >= MOVE_DRAW:
+            if mine:
+                events[n_events]["ply"] = i
+                events[n_events]["mask"] = _matching(view, left, right)
+                n_events += 1
+            if move == MOVE_DRAW:
+                if mine:
+                    n_bins += 1
+                    slots[n_bins]["ply"] = i
+                    slots[n_bins]["pos"] = k
+                    slots[n_bins]["first_event"] = n_events
+                else:
+                    viewer_drew |= _bit(view["boneyard"][k])
+                k += 1
+        else:
+            tile = move >> 1
+            if mine:
+                items[n_items]["tile"] = tile
+                items[n_items]["ply"] = i
+                n_items += 1
+            shown = left if (move & 1) == 0 else right
+            high = np.int64(TILE_HIGH[m, tile])
+            low = np.int64(TILE_LOW[m, tile])
+            if left < 0:
+                left = high
+                right = low
+            elif (move & 1) == 0:
+                left = high + low - shown
+            else:
+                right = high + low - shown
+    played = _U0
+    for p in range(n_items):
+        played |= _bit(items[p]["tile"])
+    if view["terminal"]:
+        shown_hand = view["hands"][1 - viewer]
+        while shown_hand:
+            items[n_items]["tile"] = lowest_bit_index(shown_hand)
+            items[n_items]["ply"] = ply
+            n_items += 1
+            shown_hand &= shown_hand - _U1
+    return n_events, n_bins, n_items, viewer_drew, played
+
+
+@kernel(inline="always")
+def _allow(events, n_events, slots, n_bins, candidates, low_tiles, viewer_led):
+    """Each slot's allowed tiles (``slots[j]["allowed"]``, ``["size"]``, j in 0..n_bins): the
+    ``candidates`` (uint64 set) not shown absent at an event after the slot's draw (slot 0: at
+    any event, and below the viewer's greatest dealt tile, ``low_tiles``, if the viewer led).
+    The sets are nested: slot 0 the most constrained."""
+    after = _U0
+    events[n_events]["after"] = _U0
+    for e in range(n_events - 1, -1, -1):
+        after |= events[e]["mask"]
+        events[e]["after"] = after
+    slots[0]["allowed"] = candidates & ~events[0]["after"]
+    if viewer_led:
+        slots[0]["allowed"] &= low_tiles
+    for j in range(1, n_bins + 1):
+        slots[j]["allowed"] = candidates & ~events[slots[j]["first_event"]]["after"]
+    for j in range(n_bins + 1):
+        slots[j]["size"] = popcount(slots[j]["allowed"])
+
+
+@kernel(inline="always")
+def _place_items(items, n_items, events, n_events, slots, n_bins, top, viewer_led):
+    """Each item's window of bins (``items[p]["lo"]..["hi"]``), whether slot 0 may hold it
+    (``["in_zero"]``) and whether it is above the viewer's greatest dealt tile ``top``
+    (``["high"]``): a tile played at ply t was acquired before t, and fit no end at an
+    opponent's draw or pass between its acquisition and t. Returns ``(possible, fixed_zero,
+    fixed_high)``: False if an item fits no slot; the items that only slot 0 may hold, and
+    whether one of them is above ``top``."""
+    fixed_zero = np.int64(0)
+    fixed_high = False
+    for p in range(n_items):
+        t = items[p]["tile"]
+        last = -1  # ply of the last event before the play at which the tile matched an end
+        for e in range(n_events):
+            if events[e]["ply"] < items[p]["ply"] and (events[e]["mask"] >> np.uint64(t)) & _U1:
+                last = events[e]["ply"]
+        hi = 0
+        for j in range(1, n_bins + 1):
+            if slots[j]["ply"] < items[p]["ply"]:
+                hi = j
+        lo = n_bins + 1
+        for j in range(n_bins, 0, -1):
+            if slots[j]["ply"] >= last:
+                lo = j
+        high = t > top
+        zero_ok = last < 0 and not (viewer_led and high)
+        if lo > hi:
+            if not zero_ok:
+                return False, fixed_zero, fixed_high
+            fixed_zero += 1
+            fixed_high = fixed_high or high
+            hi = 0
+        items[p]["lo"] = lo
+        items[p]["hi"] = hi
+        items[p]["in_zero"] = zero_ok
+        items[p]["high"] = high
+    return True, fixed_zero, fixed_high
+
+
+@kernel(inline="always")
+def _classify(items, n_items, classes, slots):
+    """Sorts the items with bins (``hi`` > 0) into classes of interchangeable ones (same ``lo``,
+    slot 0 allowed, above the viewer's greatest tile: ``items[p]["cls"]``, -1 for the others)
+    and packs each class's count into bits of a uint64 DP state (``classes[c]``: ``off``,
+    ``one``, ``field``, wide enough for its size); notes in each bin the items whose window ends
+    there (``slots[j]["arrive"]``, ``["n_arrive"]``). Returns ``(n_classes, high_fields)``, the
+    second the fields of the classes above the viewer's greatest tile."""
+    n_cls = 0
+    for p in range(n_items):
+        items[p]["cls"] = -1
+        if items[p]["hi"] == 0:
+            continue
+        high = items[p]["in_zero"] and items[p]["high"]
+        c = 0
+        while c < n_cls and not (
+            classes[c]["lo"] == items[p]["lo"] and classes[c]["zero"] == items[p]["in_zero"] and classes[c]["high"] == high
+        ):
+            c += 1
+        if c == n_cls:
+            classes[c]["lo"] = items[p]["lo"]
+            classes[c]["zero"] = items[p]["in_zero"]
+            classes[c]["high"] = high
+            classes[c]["size"] = 0
+            n_cls += 1
+        items[p]["cls"] = c
+        classes[c]["size"] += 1
+    high_fields = _U0
+    off = 0
+    for c in range(n_cls):
+        width = 1
+        while (classes[c]["size"] >> width) > 0:
+            width += 1
+        classes[c]["off"] = off
+        classes[c]["one"] = _bit(off)
+        classes[c]["field"] = (_bit(width) - _U1) << np.uint64(off)
+        if classes[c]["high"]:
+            high_fields |= classes[c]["field"]
+        off += width
+    for p in range(n_items):
+        hi = items[p]["hi"]
+        if hi > 0:
+            slots[hi]["arrive"] += classes[items[p]["cls"]]["one"]
+            slots[hi]["n_arrive"] += 1
+    return n_cls, high_fields
+
+
+@kernel(inline="always")
+def _count_of(state, classes, c):
+    """The count of class ``c`` in the packed DP ``state``."""
+    return np.int64((state & classes[c]["field"]) >> np.uint64(classes[c]["off"]))
+
+
+@kernel(inline="always")
+def _forward(slots, n_bins, classes, n_cls, free_base):
+    """The DP over the bins from last to first. A state (uint64) packs the counts of the items
+    that have arrived (their window ends at or after the bin) and are not placed yet, per class;
+    layer j is the states after bin j with their path weights: ``keys``, ``weights`` [
+    ``slots[j]["layer_at"]``: ``slots[j]["layer_end"]``] (layer D+1, one state 0 of weight 1,
+    first). A bin holds an unknown tile (weight: the free choices left for it, ``free_base``
+    plus what later bins took) or an item of a class that may be there (weight: its count).
+    Returns ``(keys: uint64[>=used], weights: float64[>=used])``."""
+    cap = 64
+    keys = np.empty(cap, np.uint64)
+    weights = np.empty(cap, np.float64)
+    keys[0] = _U0
+    weights[0] = 1.0
+    slots[n_bins + 1]["layer_at"] = 0
+    slots[n_bins + 1]["layer_end"] = 1
+    used = 1
+    seen = 0  # items arrived at bins >= j
+    # Merging equal children goes through an open-addressing table of indices into `keys`; an
+    # entry belongs to the current layer when its stamp is the layer's bin.
+    table_bits = 6
+    table = np.empty(1 << table_bits, np.int64)
+    stamp = np.zeros(1 << table_bits, np.int64)
+    for j in range(n_bins, 0, -1):
+        seen += slots[j]["n_arrive"]
+        slots[j]["layer_at"] = used
+        expiring = _U0  # fields of the classes that must be placed by bin j
+        for c in range(n_cls):
+            if classes[c]["lo"] == j and not classes[c]["zero"]:
+                expiring |= classes[c]["field"]
+        bound = (slots[j + 1]["layer_end"] - slots[j + 1]["layer_at"]) * (n_cls + 1)
+        if 2 * bound > (1 << table_bits):
+            while 2 * bound > (1 << table_bits):
+                table_bits += 1
+            table = np.empty(1 << table_bits, np.int64)
+            stamp = np.zeros(1 << table_bits, np.int64)
+        table_mask = np.uint64((1 << table_bits) - 1)
+        for i in range(slots[j + 1]["layer_at"], slots[j + 1]["layer_end"]):
+            pending = keys[i] + slots[j]["arrive"]
+            w = weights[i]
+            n_pending = np.int64(0)
+            for c in range(n_cls):
+                n_pending += _count_of(pending, classes, c)
+            # Children: bin j free (an unknown tile in it), or an item of a class placeable here.
+            for c in range(-1, n_cls):
+                if c < 0:
+                    child = pending
+                    cw = w * (slots[j]["size"] - (free_base + j - 1 + seen - n_pending))
+                    if cw <= 0.0:
+                        continue
+                else:
+                    if classes[c]["lo"] > j:
+                        continue
+                    k = _count_of(pending, classes, c)
+                    if k == 0:
+                        continue
+                    child = pending - classes[c]["one"]
+                    cw = w * k
+                if child & expiring:
+                    continue
+                slot = np.int64(mix64(child) & table_mask)
+                while stamp[slot] == j and keys[table[slot]] != child:
+                    slot = np.int64((slot + 1) & np.int64(table_mask))
+                if stamp[slot] == j:
+                    weights[table[slot]] += cw
+                    continue
+                if used == cap:
+                    cap *= 2
+                    grown = np.empty(cap, np.uint64)
+                    grown[:used] = keys[:used]
+                    keys = grown
+                    grown_w = np.empty(cap, np.float64)
+                    grown_w[:used] = weights[:used]
+                    weights = grown_w
+                stamp[slot] = j
+                table[slot] = used
+                keys[used] = child
+                weights[used] = cw
+                used += 1
+        slots[j]["layer_end"] = used
+    return keys, weights
+
+
+@kernel(inline="always")
+def _pending_items(state, classes, n_cls):
+    """The items counted in the packed DP ``state``, all classes together."""
+    n = np.int64(0)
+    for c in range(n_cls):
+        n += _count_of(state, classes, c)
+    return n
+
+
+@kernel(inline="always")
+def _weigh_slot_zero(keys, weights, slots, classes, n_cls, h, fixed_zero, must_hold_high, high_fields, low_tiles):
+    """Multiplies the weight of each state after bin 1 by the ways to fill slot 0, and returns
+    the total: the state's pending items join the ``fixed_zero`` ones in the dealt hand of ``h``
+    tiles, and f0 unknown tiles of ``slots[0]["allowed"]`` fill the rest, C(size, f0) ways. When
+    ``must_hold_high`` (the opponent led, and no fixed item is above the viewer's greatest
+    tile) and no pending item of a class in ``high_fields`` is, the f0 tiles must hold one:
+    minus the C(allowed tiles in ``low_tiles``, f0) ways that do not."""
+    zero_low = popcount(slots[0]["allowed"] & low_tiles)
+    total = 0.0
+    for i in range(slots[1]["layer_at"], slots[1]["layer_end"]):
+        pending = keys[i]
+        f0 = h - (fixed_zero + _pending_items(pending, classes, n_cls))
+        g = _choose(slots[0]["size"], f0)
+        if must_hold_high and not (pending & high_fields):
+            g -= _choose(zero_low, f0)
+        weights[i] *= g
+        total += weights[i]
+    return total
+
+
+@kernel(inline="always")
+def _draw_index(rng, weights, start, end, total):
+    """An index in ``[start, end)`` drawn with probability ``weights[i] / total`` (``total`` their
+    sum); never one of weight 0, even when rounding runs past the end."""
+    x = rng_uniform(rng) * total
+    chosen = end - 1
+    for i in range(start, end):
+        x -= weights[i]
+        if x < 0.0 and weights[i] > 0.0:
+            chosen = i
+            break
+    while weights[chosen] <= 0.0:  # rounding fell past the end: the last possible index
+        chosen -= 1
+    return chosen
+
+
+@kernel(inline="always")
+def _sample_bins(rng, keys, weights, slots, n_bins, classes, n_cls, free_base, total):
+    """Backward sampling through the DP of :func:`_forward`: a final state with its weight (of
+    ``total``), then bins 1..D in order, each bin's content (``slots[j]["cls"]``: a class, -1 an
+    unknown tile) with its exact conditional probability, from the weights of the states of
+    layer j + 1 it can come from. Returns the final state: the items left pending for slot 0."""
+    state = keys[_draw_index(rng, weights, slots[1]["layer_at"], slots[1]["layer_end"], total)]
+    zero_pending = state
+    choices = np.empty(n_cls + 1, np.float64)  # 0: an unknown tile, c + 1: an item of class c
+    for j in range(1, n_bins + 1):
+        # The state before bin j (after the arrivals) was `state` (bin j free) or state + one
+        # item of a placeable class; its weight is in layer j + 1 under key (before - arrivals).
+        seen_j = 0
+        for jj in range(j, n_bins + 1):
+            seen_j += slots[jj]["n_arrive"]
+        arrive = slots[j]["arrive"]
+        tot = 0.0
+        for c in range(-1, n_cls):
+            wc = 0.0
+            if c < 0:
+                before = state
+            elif classes[c]["lo"] <= j:
+                before = state + classes[c]["one"]
+            else:
+                before = _ALL
+            if before != _ALL:
+                ok = True
+                n_before = np.int64(0)
+                for e in range(n_cls):
+                    have = _count_of(before, classes, e)
+                    came = _count_of(arrive, classes, e)
+                    n_before += have
+                    if have < came or have > classes[e]["size"]:
+                        ok = False
+                if ok:
+                    at = _find(keys, slots[j + 1]["layer_at"], slots[j + 1]["layer_end"], before - arrive)
+                    if at >= 0:
+                        if c < 0:
+                            wc = weights[at] * (slots[j]["size"] - (free_base + j - 1 + seen_j - n_before))
+                        else:
+                            wc = weights[at] * np.float64(_count_of(before, classes, c))
+            choices[c + 1] = max(wc, 0.0)
+            tot += choices[c + 1]
+        pick = _draw_index(rng, choices, 0, n_cls + 1, tot)
+        slots[j]["cls"] = pick - 1
+        if pick > 0:
+            state += classes[pick - 1]["one"]
+        state -= arrive
+    return zero_pending
+
+
+@kernel(inline="always")
+def _sample_items(rng, slots, n_bins, items, n_items):
+    """Which item of its class each bin holding one gets (``slots[j]["item"]``, -1: none): from
+    the last bin down, uniformly among the class's items that have arrived (``hi`` >= j) and
+    are not placed yet. Returns the placed items (bit p: item p); the others are dealt (slot 0)."""
+    placed = _U0
+    for j in range(n_bins, 0, -1):
+        slots[j]["item"] = -1
+        c = slots[j]["cls"]
+        if c < 0:
+            continue
+        n_ok = 0
+        for p in range(n_items):
+            if items[p]["cls"] == c and items[p]["hi"] >= j and not (placed >> np.uint64(p)) & _U1:
+                n_ok += 1
+        r = rng_below(rng, n_ok)
+        for p in range(n_items):
+            if items[p]["cls"] == c and items[p]["hi"] >= j and not (placed >> np.uint64(p)) & _U1:
+                if r == 0:
+                    slots[j]["item"] = p
+                    placed |= _bit(p)
+                    break
+                r -= 1
+    return placed
+
+
+@kernel(inline="always")
+def _draw_tiles(rng, pool, n):
+    """``n`` tiles drawn uniformly without replacement from the set ``pool`` (uint64 masks)."""
+    picked = _U0
+    for _ in range(n):
+        t = _pick(pool, rng_below(rng, popcount(pool)))
+        picked |= _bit(t)
+        pool &= ~_bit(t)
+    return picked
+
+
 @kernel
 def _worlds(view, rng, world, sample):
     """The exact sampler and counter behind ``sample_world`` and ``count_worlds``.
@@ -560,6 +1006,11 @@ def _worlds(view, rng, world, sample):
     uniform over the consistent deals. At the end of the game the opponent's hand is shown: its
     tiles become items "played" at the last ply.
 
+    The steps: :func:`_replay` (the history), :func:`_allow` (each slot's tiles),
+    :func:`_place_items` (each item's slots), :func:`_classify` (classes of items),
+    :func:`_forward` (the DP), :func:`_weigh_slot_zero`; to sample, :func:`_sample_bins`,
+    :func:`_sample_items` and the tiles of slot 0, the free bins and the boneyard.
+
     Cost: linear in the history plus the DP, whose states are few in play (about 1 us a world in
     double-six games); a long run of opponent draws with many played tiles of different windows
     can make it tens of microseconds.
@@ -570,378 +1021,56 @@ def _worlds(view, rng, world, sample):
             copy_state(view, world)
         return 1.0
     other = 1 - viewer
-    m = view["max_pips"]
     h = np.int64(view["hand_size"])
     ply = np.int64(view["ply"])
-    leader = np.int64(view["leader"])
     drawn = np.int64(view["drawn"])
     n_bone = np.int64(view["boneyard_size"])
 
-    # Replay the public history: the opponent's draw and pass events (ply, tiles they show the
-    # opponent did not hold), the opponent's draws (bins) and the tiles the opponent played.
-    ev_ply = np.empty(ply + 1, np.int64)
-    ev_mask = np.empty(ply + 1, np.uint64)
-    bin_ply = np.empty(ply + 2, np.int64)
-    bin_pos = np.empty(ply + 2, np.int64)
-    bin_ev = np.empty(ply + 2, np.int64)  # first event after the bin's own draw
-    item_tile = np.empty(64, np.int64)
-    item_ply = np.empty(64, np.int64)
-    n_ev = 0
-    n_bins = 0
-    n_items = 0
-    viewer_drew = _U0
-    left = np.int64(-1)
-    right = np.int64(-1)
-    k = np.int64(0)
-    for i in range(ply):
-        move = np.int64(view["history"][i])
-        mine = (leader ^ (i & 1)) != viewer
-        if move >= MOVE_DRAW:
-            if mine:
-                ev_ply[n_ev] = i
-                ev_mask[n_ev] = _matching(view, left, right)
-                n_ev += 1
-            if move == MOVE_DRAW:
-                if mine:
-                    n_bins += 1
-                    bin_ply[n_bins] = i
-                    bin_pos[n_bins] = k
-                    bin_ev[n_bins] = n_ev
-                else:
-                    viewer_drew |= _bit(view["boneyard"][k])
-                k += 1
-        else:
-            tile = move >> 1
-            if mine:
-                item_tile[n_items] = tile
-                item_ply[n_items] = i
-                n_items += 1
-            shown = left if (move & 1) == 0 else right
-            high = np.int64(TILE_HIGH[m, tile])
-            low = np.int64(TILE_LOW[m, tile])
-            if left < 0:
-                left = high
-                right = low
-            elif (move & 1) == 0:
-                left = high + low - shown
-            else:
-                right = high + low - shown
-    played = _U0
-    for p in range(n_items):
-        played |= _bit(item_tile[p])
-    if view["terminal"]:
-        shown_hand = view["hands"][other]
-        while shown_hand:
-            item_tile[n_items] = lowest_bit_index(shown_hand)
-            item_ply[n_items] = ply
-            n_items += 1
-            shown_hand &= shown_hand - _U1
+    events = np.empty(ply + 1, _EVENT)
+    slots = np.zeros(ply + 2, _SLOT)
+    items = np.empty(64, _ITEM)
+    n_events, n_bins, n_items, viewer_drew, played = _replay(view, events, slots, items)
     unknown = _all_tiles(view["n_tiles"]) & ~view["dealt"][viewer] & ~viewer_drew
-    items = _U0
+    item_tiles = _U0
     for p in range(n_items):
-        items |= _bit(item_tile[p])
+        item_tiles |= _bit(items[p]["tile"])
     # The candidates for the free slots: the tiles that may be in the opponent's hand now.
-    cand = _U0 if view["terminal"] else unknown & ~items
-
-    # Suffix unions of the event masks: after[e] = tiles shown absent at events e, e+1, ...
-    after = np.zeros(n_ev + 1, np.uint64)
-    for e in range(n_ev - 1, -1, -1):
-        after[e] = after[e + 1] | ev_mask[e]
-    dv = view["dealt"][viewer]
+    candidates = _U0 if view["terminal"] else unknown & ~item_tiles
     top = 0  # the viewer's greatest dealt tile
-    while (dv >> np.uint64(top)) > _U1:
+    while (view["dealt"][viewer] >> np.uint64(top)) > _U1:
         top += 1
-    low_tiles = _bit(top) - _U1  # tiles below the viewer's greatest dealt tile
-    viewer_led = leader == viewer
-    allowed = np.empty(n_bins + 1, np.uint64)
-    allowed[0] = cand & ~after[0]
-    if viewer_led:
-        allowed[0] &= low_tiles
-    for j in range(1, n_bins + 1):
-        allowed[j] = cand & ~after[bin_ev[j]]
-    size = np.empty(n_bins + 1, np.int64)
-    for j in range(n_bins + 1):
-        size[j] = popcount(allowed[j])
-
-    # Items: slot window [lo, hi] among the bins, and whether slot 0 is allowed.
-    item_lo = np.empty(n_items, np.int64)
-    item_hi = np.empty(n_items, np.int64)
-    in_zero = np.empty(n_items, np.bool_)
-    fixed_zero = np.int64(0)  # items that can only be in slot 0
-    fixed_high = False  # one of them is above the viewer's greatest tile
-    high_items = _U0  # bit p: item p is above the viewer's greatest tile
-    for p in range(n_items):
-        t = item_tile[p]
-        last = -1  # ply of the last event before the play at which the tile matched an end
-        for e in range(n_ev):
-            if ev_ply[e] < item_ply[p] and (ev_mask[e] >> np.uint64(t)) & _U1:
-                last = ev_ply[e]
-        hi = 0
-        for j in range(1, n_bins + 1):
-            if bin_ply[j] < item_ply[p]:
-                hi = j
-        lo = n_bins + 1
-        for j in range(n_bins, 0, -1):
-            if bin_ply[j] >= last:
-                lo = j
-        high = t > top
-        zero_ok = last < 0 and not (viewer_led and high)
-        if lo > hi:
-            if not zero_ok:
-                return 0.0
-            fixed_zero += 1
-            fixed_high = fixed_high or high
-            hi = 0
-        item_lo[p] = lo
-        item_hi[p] = hi
-        in_zero[p] = zero_ok
-        if high:
-            high_items |= _bit(p)
+    low_tiles = _bit(top) - _U1  # the tiles below it
+    viewer_led = view["leader"] == viewer
+    _allow(events, n_events, slots, n_bins, candidates, low_tiles, viewer_led)
+    possible, fixed_zero, fixed_high = _place_items(items, n_items, events, n_events, slots, n_bins, top, viewer_led)
+    if not possible:
+        return 0.0
     free_base = h - n_items  # free slots before bin j = free_base + (j - 1) + (items in later bins)
-
-    # Items with the same (lo, slot 0 allowed, above the viewer's greatest) are interchangeable
-    # once they have arrived, so a DP state counts the pending items of each class, packed into
-    # one uint64 (class c in bits off[c]..off[c]+width-1: its size fits). Worlds differ only in
-    # which item of a class goes where; those are drawn uniformly at the end.
-    n_cls = 0
-    cls_lo = np.empty(n_items + 1, np.int64)
-    cls_zero = np.empty(n_items + 1, np.bool_)
-    cls_high = np.empty(n_items + 1, np.bool_)
-    cls_size = np.zeros(n_items + 1, np.int64)
-    cls_of = np.full(n_items + 1, -1, np.int64)
-    for p in range(n_items):
-        if item_hi[p] == 0:
-            continue
-        high = in_zero[p] and (high_items >> np.uint64(p)) & _U1 != _U0
-        c = 0
-        while c < n_cls and not (cls_lo[c] == item_lo[p] and cls_zero[c] == in_zero[p] and cls_high[c] == high):
-            c += 1
-        if c == n_cls:
-            cls_lo[c] = item_lo[p]
-            cls_zero[c] = in_zero[p]
-            cls_high[c] = high
-            n_cls += 1
-        cls_of[p] = c
-        cls_size[c] += 1
-    cls_off = np.empty(n_cls + 1, np.int64)
-    cls_one = np.empty(n_cls + 1, np.uint64)
-    cls_field = np.empty(n_cls + 1, np.uint64)
-    high_fields = _U0
-    off = 0
-    for c in range(n_cls):
-        width = 1
-        while (cls_size[c] >> width) > 0:
-            width += 1
-        cls_off[c] = off
-        cls_one[c] = _bit(off)
-        cls_field[c] = (_bit(width) - _U1) << np.uint64(off)
-        if cls_high[c]:
-            high_fields |= cls_field[c]
-        off += width
-    arrive = np.zeros(n_bins + 2, np.uint64)  # per bin: the counts vector of the items arriving
-    n_arrive = np.zeros(n_bins + 2, np.int64)
-    for p in range(n_items):
-        if item_hi[p] > 0:
-            arrive[item_hi[p]] += cls_one[cls_of[p]]
-            n_arrive[item_hi[p]] += 1
-
-    # Forward pass over the bins D..1 (layer j: the states after bin j, with path weights).
-    cap = 64
-    keys = np.empty(cap, np.uint64)
-    weights = np.empty(cap, np.float64)
-    # Layers are stored in the order D+1, D, ..., 1: layer j is keys[layer_at[j]:layer_end[j]].
-    layer_at = np.empty(n_bins + 2, np.int64)
-    layer_end = np.empty(n_bins + 2, np.int64)
-    keys[0] = _U0
-    weights[0] = 1.0
-    layer_at[n_bins + 1] = 0
-    layer_end[n_bins + 1] = 1
-    used = 1
-    seen = 0  # items arrived at bins >= j
-    # Merging equal children goes through an open-addressing table of indices into `keys`; an
-    # entry belongs to the current layer when its stamp is the layer's bin.
-    table_bits = 6
-    table = np.empty(1 << table_bits, np.int64)
-    stamp = np.zeros(1 << table_bits, np.int64)
-    for j in range(n_bins, 0, -1):
-        seen += n_arrive[j]
-        layer_at[j] = used
-        expiring = _U0  # fields of the classes that must be placed by bin j
-        for c in range(n_cls):
-            if cls_lo[c] == j and not cls_zero[c]:
-                expiring |= cls_field[c]
-        bound = (layer_end[j + 1] - layer_at[j + 1]) * (n_cls + 1)
-        if 2 * bound > (1 << table_bits):
-            while 2 * bound > (1 << table_bits):
-                table_bits += 1
-            table = np.empty(1 << table_bits, np.int64)
-            stamp = np.zeros(1 << table_bits, np.int64)
-        table_mask = np.uint64((1 << table_bits) - 1)
-        for i in range(layer_at[j + 1], layer_end[j + 1]):
-            pending = keys[i] + arrive[j]
-            w = weights[i]
-            n_pending = np.int64(0)
-            for c in range(n_cls):
-                n_pending += np.int64((pending & cls_field[c]) >> np.uint64(cls_off[c]))
-            # Children: bin j free (an unknown tile in it), or an item of a class placeable here.
-            for c in range(-1, n_cls):
-                if c < 0:
-                    child = pending
-                    cw = w * (size[j] - (free_base + j - 1 + seen - n_pending))
-                    if cw <= 0.0:
-                        continue
-                else:
-                    if cls_lo[c] > j:
-                        continue
-                    k = np.int64((pending & cls_field[c]) >> np.uint64(cls_off[c]))
-                    if k == 0:
-                        continue
-                    child = pending - cls_one[c]
-                    cw = w * k
-                if child & expiring:
-                    continue
-                slot = np.int64(mix64(child) & table_mask)
-                while stamp[slot] == j and keys[table[slot]] != child:
-                    slot = np.int64((slot + 1) & np.int64(table_mask))
-                if stamp[slot] == j:
-                    weights[table[slot]] += cw
-                    continue
-                if used == cap:
-                    cap *= 2
-                    grown = np.empty(cap, np.uint64)
-                    grown[:used] = keys[:used]
-                    keys = grown
-                    grown_w = np.empty(cap, np.float64)
-                    grown_w[:used] = weights[:used]
-                    weights = grown_w
-                stamp[slot] = j
-                table[slot] = used
-                keys[used] = child
-                weights[used] = cw
-                used += 1
-        layer_end[j] = used
-
-    # Slot 0: the pending items join the fixed ones in the dealt hand; f0 unknown tiles fill it.
-    zero_size = size[0]
-    zero_low = popcount(allowed[0] & low_tiles)
-    total = 0.0
-    for i in range(layer_at[1], layer_end[1]):
-        pending = keys[i]
-        k0 = fixed_zero
-        for c in range(n_cls):
-            k0 += np.int64((pending & cls_field[c]) >> np.uint64(cls_off[c]))
-        f0 = h - k0
-        g = _choose(zero_size, f0)
-        if not viewer_led and not fixed_high and not (pending & high_fields):
-            g -= _choose(zero_low, f0)
-        weights[i] *= g
-        total += weights[i]
+    classes = np.empty(n_items + 1, _CLASS)
+    n_cls, high_fields = _classify(items, n_items, classes, slots)
+    keys, weights = _forward(slots, n_bins, classes, n_cls, free_base)
+    must_hold_high = not viewer_led and not fixed_high
+    total = _weigh_slot_zero(keys, weights, slots, classes, n_cls, h, fixed_zero, must_hold_high, high_fields, low_tiles)
     if total <= 0.0:
         return 0.0
-    remaining = n_bone - drawn
     count = total
-    for i in range(2, remaining + 1):
-        count *= i
+    for i in range(2, n_bone - drawn + 1):
+        count *= i  # the boneyard still to draw, in any order
     if not sample:
         return count
 
-    # Backward sampling: the final layer, then bins 1..D, each bin's class (-1: an unknown tile).
-    x = rng_uniform(rng) * total
-    chosen = layer_end[1] - 1
-    for i in range(layer_at[1], layer_end[1]):
-        x -= weights[i]
-        if x < 0.0 and weights[i] > 0.0:
-            chosen = i
-            break
-    while weights[chosen] <= 0.0:  # rounding fell past the end: the last possible state
-        chosen -= 1
-    state = keys[chosen]
-    zero_pending = state
-    bin_cls = np.full(n_bins + 1, -1, np.int64)
-    cand_w = np.empty(n_cls + 1, np.float64)
-    for j in range(1, n_bins + 1):
-        # The state before bin j (after the arrivals) was `state` (bin j free) or state + one
-        # item of a placeable class; its weight is in layer j + 1 under key (before - arrivals).
-        seen_j = 0
-        for jj in range(j, n_bins + 1):
-            seen_j += n_arrive[jj]
-        tot = 0.0
-        for c in range(-1, n_cls):
-            wc = 0.0
-            if c < 0:
-                before = state
-            elif cls_lo[c] <= j:
-                before = state + cls_one[c]
-            else:
-                before = _ALL
-            if before != _ALL:
-                ok = True
-                n_before = np.int64(0)
-                for e in range(n_cls):
-                    have = np.int64((before & cls_field[e]) >> np.uint64(cls_off[e]))
-                    came = np.int64((arrive[j] & cls_field[e]) >> np.uint64(cls_off[e]))
-                    n_before += have
-                    if have < came or have > cls_size[e]:
-                        ok = False
-                if ok:
-                    at = _find(keys, layer_at[j + 1], layer_end[j + 1], before - arrive[j])
-                    if at >= 0:
-                        if c < 0:
-                            wc = weights[at] * (size[j] - (free_base + j - 1 + seen_j - n_before))
-                        else:
-                            wc = weights[at] * np.float64((before & cls_field[c]) >> np.uint64(cls_off[c]))
-            cand_w[c + 1] = max(wc, 0.0)
-            tot += cand_w[c + 1]
-        x = rng_uniform(rng) * tot
-        pick = n_cls
-        for c in range(n_cls + 1):
-            x -= cand_w[c]
-            if x < 0.0 and cand_w[c] > 0.0:
-                pick = c
-                break
-        while cand_w[pick] <= 0.0:
-            pick -= 1
-        bin_cls[j] = pick - 1
-        if pick > 0:
-            state += cls_one[pick - 1]
-        state -= arrive[j]
-
-    # Which item of its class each placement gets: from the last bin down, uniformly among the
-    # class's items that have arrived (hi >= j) and are not placed yet; the rest go to slot 0.
-    bin_item = np.full(n_bins + 1, -1, np.int64)
-    placed = _U0
-    for j in range(n_bins, 0, -1):
-        c = bin_cls[j]
-        if c < 0:
-            continue
-        n_ok = 0
-        for p in range(n_items):
-            if cls_of[p] == c and item_hi[p] >= j and not (placed >> np.uint64(p)) & _U1:
-                n_ok += 1
-        r = rng_below(rng, n_ok)
-        for p in range(n_items):
-            if cls_of[p] == c and item_hi[p] >= j and not (placed >> np.uint64(p)) & _U1:
-                if r == 0:
-                    bin_item[j] = p
-                    placed |= _bit(p)
-                    break
-                r -= 1
-
-    # Fill slot 0: the fixed and remaining items, then f0 unknown tiles from allowed[0] (with one
-    # above the viewer's greatest tile if the opponent led and no item is).
+    zero_pending = _sample_bins(rng, keys, weights, slots, n_bins, classes, n_cls, free_base, total)
+    placed = _sample_items(rng, slots, n_bins, items, n_items)
+    # Slot 0: the items not placed in a bin, then unknown tiles of its allowed set (with one above
+    # the viewer's greatest tile if the opponent led and no item is).
     dealt = _U0
     for p in range(n_items):
         if not (placed >> np.uint64(p)) & _U1:
-            dealt |= _bit(item_tile[p])
-    need_high = not viewer_led and not fixed_high and not (zero_pending & high_fields)
+            dealt |= _bit(items[p]["tile"])
+    need_high = must_hold_high and not (zero_pending & high_fields)
     f0 = h - popcount(dealt)
     while True:
-        pool = allowed[0]
-        picked = _U0
-        for _ in range(f0):
-            t = _pick(pool, rng_below(rng, popcount(pool)))
-            picked |= _bit(t)
-            pool &= ~_bit(t)
+        picked = _draw_tiles(rng, slots[0]["allowed"], f0)
         if not need_high or (picked & ~low_tiles):
             break
     dealt |= picked
@@ -950,15 +1079,15 @@ def _worlds(view, rng, world, sample):
     world["viewer"] = NO_VIEWER
     opp_drew = _U0
     for j in range(1, n_bins + 1):
-        if bin_item[j] >= 0:
-            t = item_tile[bin_item[j]]
+        if slots[j]["item"] >= 0:
+            t = items[slots[j]["item"]]["tile"]
         else:
-            pool = allowed[j] & ~taken
+            pool = slots[j]["allowed"] & ~taken
             t = _pick(pool, rng_below(rng, popcount(pool)))
             taken |= _bit(t)
-        world["boneyard"][bin_pos[j]] = t
+        world["boneyard"][slots[j]["pos"]] = t
         opp_drew |= _bit(t)
-    rest = unknown & ~items & ~taken
+    rest = unknown & ~item_tiles & ~taken
     for pos in range(drawn, n_bone):
         t = _pick(rest, rng_below(rng, popcount(rest)))
         rest &= ~_bit(t)
