@@ -13,7 +13,6 @@ import pytest
 
 from board_arena import agents, engines
 from board_arena.arena.cli import main
-from board_arena.arena.web.clicks import clicks_text, move_clicks
 from board_arena.arena.web.server import GameServer, make_server
 
 
@@ -203,9 +202,11 @@ def test_every_move_has_clicks_that_spell_it_back(name):
         state = game.new_initial_state(seed)
         while not state.is_terminal():
             seen = state if game.perfect_information else state.view(state.current_player)
-            for move in seen.legal_moves():
-                clicks = move_clicks(seen, move)
-                assert seen.parse_move(clicks_text(seen, clicks)) == move, (seen.format_move(move), clicks)
+            moves = seen.legal_moves()
+            spelled = [tuple(game.move_clicks(seen, move)) for move in moves]
+            assert len(set(spelled)) == len(moves), spelled  # no two moves are clicked alike
+            for move, clicks in zip(moves, spelled):
+                assert seen.parse_move(game.move_from_clicks(seen, clicks)) == move, (seen.format_move(move), clicks)
             state.apply(rng.choice(state.legal_moves()))
 
 

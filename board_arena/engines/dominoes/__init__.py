@@ -37,16 +37,13 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import ClassVar
+from typing import ClassVar, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
 from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.dominoes import kernels
 from board_arena.engines.game import Game, Param, State, VariantError, wrap_paragraphs
-
-contract.register(kernels)
 
 _MOVE = re.compile(
     r"^\s*\[?\s*(\d)\s*[-:|/ ]?\s*(\d)\s*\]?\s*(l|r|left|right)?\s*$",
@@ -83,6 +80,8 @@ class Dominoes(Game):
     summary = "draw dominoes with hidden hands: double-six, 7 tiles each, greatest tile leads"
     kernels: ClassVar[ModuleType] = kernels
     perfect_information = False
+    web_drawing = "web.js"
+    click_buttons = (("draw", "Draw a tile"), ("pass", "Pass"))
 
     @property
     def random_start(self) -> bool:
@@ -273,6 +272,24 @@ fits only one way.{draw_words}"""
                 )
             return 2 * tile + int(fits_right)
         return 2 * tile + int(side.startswith("r"))
+
+    # -- the browser: a tile of the hand, then the end of the line when it fits both ---------
+
+    def move_clicks(self, state: State, move: int) -> list[str]:
+        if move >= kernels.MOVE_DRAW:
+            return [self.format_move(state, move)]
+        tile = f"tile-{tile_name(self.params['max_pips'], move >> 1)}"
+        if self._single_move(state, move >> 1):  # the notation names no end either
+            return [tile]
+        return [tile, "end-" + ("R" if move & 1 else "L")]
+
+    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
+        if len(clicks) == 1 and clicks[0] in ("draw", "pass"):
+            return clicks[0]
+        if len(clicks) > 2:
+            raise ValueError("click a tile of your hand, then the end of the line to lay it at")
+        tile = clicks[0].removeprefix("tile-")
+        return tile if len(clicks) == 1 else tile + clicks[1].removeprefix("end-")
 
     MOVE_IDS = (
         f"2 * tile + end (end 0 left, 1 right) for a tile of the set, {kernels.MOVE_DRAW} to draw, "

@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import ClassVar
+from typing import ClassVar, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
 from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.game import (
     Game,
@@ -50,8 +49,6 @@ from board_arena.engines.game import (
 )
 from board_arena.engines.konane import kernels
 from board_arena.engines.style import Style
-
-contract.register(kernels)
 
 _FILES = "abcdefgh"
 _BLACK_SIGNS = frozenset("bBx●⚫")
@@ -71,32 +68,30 @@ def square_name(sq: int) -> str:
     return f"{_FILES[sq & 7]}{(sq >> 3) + 1}"
 
 
-def move_path(move: int) -> list[int]:
-    """The squares a jump move visits, start first: ``[from, landing 1, landing 2, ...]``.
+_HEADINGS = ("east", "north", "west", "south")  # the kernels' directions 0-3
+
+
+def jump_path(move: int) -> tuple[list[int], list[int]]:
+    """The squares a jump move visits, start first (``[from, landing 1, ...]``), and the direction
+    of each jump (0 east, 1 north, 2 west, 3 south): ``kernels.write_path``.
 
     Only for jump ids (not PASS or removals); a turn code 3 (straight back) is followed as written.
     """
-    at = move & 63
-    d = (move >> 6) & 3
-    path = [at]
-    for j in range(((move >> 8) & 31) + 1):
-        if j:
-            code = (move >> (kernels.TURN_SHIFT + 2 * (j - 1))) & 3
-            d = (d + (code ^ (code >> 1))) & 3
-        at += 2 * int(kernels.DELTA[d])
-        path.append(at)
-    return path
+    squares = np.empty(kernels.MAX_JUMPS + 1, np.int64)
+    directions = np.empty(kernels.MAX_JUMPS, np.int64)
+    jumps = int(kernels.write_path(int(move), squares, directions))
+    return squares[: jumps + 1].tolist(), directions[:jumps].tolist()
 
 
-def path_move(path: list[int]) -> int:
+def move_path(move: int) -> list[int]:
+    """The squares a jump move visits, start first: ``[from, landing 1, landing 2, ...]``."""
+    return jump_path(move)[0]
+
+
+def path_move(path: Sequence[int]) -> int:
     """The id of the jump move through ``path`` (squares, each two points from the one before,
-    orthogonally; at most ``MAX_JUMPS`` jumps)."""
-    directions = [[1, 8, -1, -8].index((b - a) // 2) for a, b in zip(path, path[1:])]
-    move = path[0] | directions[0] << 6 | (len(directions) - 1) << 8
-    for j in range(1, len(directions)):
-        turn = (directions[j] - directions[j - 1]) & 3
-        move |= (turn ^ (turn >> 1)) << (kernels.TURN_SHIFT + 2 * (j - 1))
-    return move
+    orthogonally; at most ``MAX_JUMPS`` jumps): ``kernels.path_id``."""
+    return int(kernels.path_id(np.asarray(path, dtype=np.int64), len(path) - 1))
 
 
 def is_jump_id(move: int) -> bool:
@@ -108,6 +103,7 @@ class Konane(Game):
     family = "konane"
     summary = "Hawaiian checkers: jump and capture orthogonally, multi-jumps; last move or most captures wins"
     kernels: ClassVar[ModuleType] = kernels
+    web_drawing = "web.js"
 
     @property
     def random_start(self) -> bool:
@@ -157,27 +153,18 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
     def start_code(self):
         return _OPENINGS[self.params["opening"]]
 
-    def _action_moves(self):
-        # By start point (a1, b1, ..., row by row): straight jumps by direction and length that
-        # stay on the board, or with turning jumps every path the stone could ever take (its
-        # lattice empty, every point between holding an opponent stone); then the classic
-        # opening's removals, then the pass (capture scoring only: normal play has none).
+    def _action_moves(self) -> np.ndarray:
+        # By start point (a1, b1, ..., row by row): every move the stone could ever make
+        # (kernels.jump_paths: straight jumps by direction and length, or with turning jumps
+        # every path); then the classic opening's removals, then the pass (capture scoring only:
+        # normal play has none).
         size = self.params["size"]
         squares = [8 * row + col for row in range(size) for col in range(size)]
-        moves = []
-        if self.params["turning_jumps"]:
-            out = np.empty(kernels.MAX_MOVES, np.int64)
-            for sq in squares:
-                n = kernels.jump_paths(size, sq, out)
-                moves.extend(out[:n].tolist())
-        else:
-            steps = ((1, 0), (0, 1), (-1, 0), (0, -1))  # (column, row) of each direction
-            for sq in squares:
-                row, col = divmod(sq, 8)
-                for d, (dc, dr) in enumerate(steps):
-                    for k in range(1, 4):
-                        if 0 <= col + 2 * k * dc < size and 0 <= row + 2 * k * dr < size:
-                            moves.append(sq | d << 6 | (k - 1) << 8)
+        moves: list[int] = []
+        out = np.empty(kernels.MAX_MOVES, np.int64)
+        for sq in squares:
+            n = kernels.jump_paths(size, int(self.params["turning_jumps"]), sq, out)
+            moves.extend(out[:n].tolist())
         if self.params["opening"] == "classic":
             moves.extend(kernels.REMOVE_BASE + sq for sq in squares)
         if self.params["scoring"] == "captures":
@@ -302,11 +289,10 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         points = [self._square(p) for p in parts]
         path = [points[0]]
         for a, b in zip(points, points[1:]):
-            dr, dc = (b >> 3) - (a >> 3), (b & 7) - (a & 7)
+            d, distance = (int(x) for x in kernels.segment(a, b))
             where = f"{square_name(a)}-{square_name(b)}"
-            if dr and dc:
+            if d < 0:
                 raise IllegalMoveError(f"{where} is diagonal: stones jump only orthogonally (along a row or a column)")
-            distance = abs(dr + dc)
             if distance == 0:
                 raise IllegalMoveError(f"{where} does not move: each jump lands two points away")
             if distance % 2:
@@ -314,8 +300,8 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
                     f"{where} is {distance} point{'s' if distance > 1 else ''} long: a jump goes over the "
                     "adjacent stone to the point just beyond it (two points away)"
                 )
-            step = (b - a) // distance
-            path.extend(a + 2 * step * i for i in range(1, distance // 2 + 1))
+            step = 2 * int(kernels.DELTA[d])  # one jump
+            path.extend(a + step * i for i in range(1, distance // 2 + 1))
         if len(path) - 1 > kernels.MAX_JUMPS:
             raise IllegalMoveError(
                 f"{text.strip()!r} has {len(path) - 1} jumps; no move has more than {kernels.MAX_JUMPS}"
@@ -331,6 +317,29 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             return (path[0], len(path), path)
 
         return [self.format_move(state, m) for m in sorted(state.legal_moves(), key=key)]
+
+    # -- the browser: a stone, then each landing point; a stone to remove; pass ----------------
+
+    def move_clicks(self, state: State, move: int) -> list[str]:
+        if move == kernels.PASS:
+            return ["pass"]
+        if kernels.REMOVE_BASE <= move < kernels.PASS:
+            return [square_name(move - kernels.REMOVE_BASE)]
+        return [square_name(sq) for sq in move_path(move)]
+
+    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
+        if len(clicks) == 1 and clicks[0] != "pass" and state.data["phase"] != kernels.PHASE_PLAY:
+            return "x" + clicks[0]
+        return "-".join(clicks)
+
+    def click_prompt(self, state: State, clicks: Sequence[str]) -> str | None:
+        if len(clicks) < 2:
+            return None
+        try:  # a jump that may go on
+            legal = state.is_legal(self.parse_move(state, self.move_from_clicks(state, clicks)))
+        except ValueError:
+            return None
+        return "Jump again, or click Stop here (or the stone again)." if legal else None
 
     # -- explanations --------------------------------------------------------------------------
 
@@ -359,7 +368,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         if reason == k.REASON_REMOVE_AFTER_OPENING:
             return f"stones are removed only in the classic opening; legal: {legal}"
         is_removal = k.REMOVE_BASE <= move < k.PASS
-        path = [move - k.REMOVE_BASE] if is_removal else move_path(move)
+        path, directions = ([move - k.REMOVE_BASE], []) if is_removal else jump_path(move)
         where = square_name(path[0]) if path[0] < 64 else str(path[0])
         if reason == k.REASON_OFF_BOARD:
             return f"{where} is not a point of the {size}x{size} board; legal: {legal}"
@@ -372,7 +381,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         if reason == k.REASON_START_EMPTY:
             return f"{where} holds no stone: move one of your ({mine}) stones; legal: {legal}"
         if reason == k.REASON_START_OPPONENT:
-            middle = (path[0] + path[1]) // 2
+            middle = path[0] + int(k.DELTA[directions[0]])
             if 0 <= middle < 64 and int(state.data["stones"][me]) >> middle & 1:  # a jump written backwards
                 return (
                     f"{where} holds a {theirs} stone, not yours, and {square_name(middle)} is your own stone: "
@@ -381,8 +390,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             return f"{where} holds a {theirs} stone, not yours: move one of your ({mine}) stones; legal: {legal}"
         a, b = path[step], path[step + 1]
         if reason == k.REASON_LEAVES_BOARD:
-            heading = ("east", "north", "west", "south")[[1, 8, -1, -8].index((b - a) // 2)]
-            return f"the jump {heading} from {square_name(a)} leaves the {size}x{size} board; legal: {legal}"
+            return f"the jump {_HEADINGS[directions[step]]} from {square_name(a)} leaves the {size}x{size} board; legal: {legal}"
         jump = f"{square_name(a)}-{square_name(b)}"
         if reason == k.REASON_JUMPS_BACK:
             return f"{jump} jumps straight back over the point just emptied: a jump needs a stone to jump; legal: {legal}"
@@ -392,7 +400,8 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
                 f"(turning_jumps=False); legal: {legal}"
             )
         if reason == k.REASON_NOTHING_TO_JUMP:
-            return f"{jump} has no stone on {square_name((a + b) // 2)} to jump over; legal: {legal}"
+            middle = a + int(k.DELTA[directions[step]])
+            return f"{jump} has no stone on {square_name(middle)} to jump over; legal: {legal}"
         assert reason == k.REASON_LANDING_OCCUPIED, code
         return f"{jump} lands on {square_name(b)}, which is occupied: a jump lands on an empty point; legal: {legal}"
 

@@ -20,17 +20,15 @@ Parameters     ``pits`` 1..8 (6), ``seeds`` 1..10 (4), ``capture`` ``"opposite"`
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
-from typing import ClassVar
+from typing import ClassVar, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
 from board_arena.engines.game import Game, Param, State, wrap_paragraphs
 from board_arena.engines.mancala import kernels
 from board_arena.engines.style import Style
-
-contract.register(kernels)
 
 _LETTERS = "abcdefgh"
 
@@ -40,6 +38,7 @@ class Mancala(Game):
     summary = "Kalah-like sowing game: extra turns, captures, end-of-game sweep"
     kernels: ClassVar[ModuleType] = kernels
     player_names = ("South", "North")
+    web_drawing = "web.js"
     PARAMS = (
         Param("pits", 6, "pits in each row", low=1, high=kernels.MAX_PITS),
         Param("seeds", 4, "seeds in each pit at the start", low=1, high=10),
@@ -131,6 +130,21 @@ your letters are printed on your side of the board."""
         )
 
     MOVE_IDS = "a pit, 0 to pits-1 counted from the mover's left"
+
+    # The browser: a move is a click on one of the mover's pits, ``pit-<player>-<letter>``.
+
+    def move_clicks(self, state: State, move: int) -> list[str]:
+        return [f"pit-{state.current_player}-{_LETTERS[move]}"]
+
+    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
+        match = re.fullmatch(r"pit-([01])-([a-z])", clicks[0]) if len(clicks) == 1 else None
+        if match is None:
+            raise ValueError("click one pit")
+        owner, mover = int(match.group(1)), state.current_player
+        if owner != mover:
+            names = self.player_names
+            raise ValueError(f"that pit is {names[owner]}'s: {names[mover]} sows one of their own pits")
+        return match.group(2)
 
     def _reason_words(self, state, move, code):
         assert code == kernels.REASON_EMPTY_PIT, code  # the game's only rule of its own

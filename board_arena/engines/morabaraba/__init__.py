@@ -41,11 +41,10 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import ClassVar, Iterable
+from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
 from board_arena.engines.game import (
     PLY_CAP,
     Game,
@@ -58,8 +57,6 @@ from board_arena.engines.game import (
 from board_arena.engines.morabaraba import board, kernels
 from board_arena.engines.morabaraba.board import POINT_NAMES, POINT_OF, mill_name
 from board_arena.engines.style import Style
-
-contract.register(kernels)
 
 #: The default ply cap of the Morabaraba presets: far beyond any game that is still going
 #: somewhere (see docs/rules.md for the measured game lengths), so it only stops endless shuffles.
@@ -79,12 +76,15 @@ _REMILL_CODES = {
 
 
 def decode(move: int) -> tuple[int, int, int]:
-    """``(frm, to, shot)`` of a move id (``frm`` PLACE for a placement, ``shot`` NO_SHOT if none)."""
-    return move >> 10, (move >> 5) & 31, move & 31
+    """``(frm, to, shot)`` of a move id (``frm`` PLACE for a placement, ``shot`` NO_SHOT if none):
+    ``kernels.decode_move``."""
+    frm, to, shot = kernels.decode_move(int(move))
+    return int(frm), int(to), int(shot)
 
 
 def encode(frm: int, to: int, shot: int = kernels.NO_SHOT) -> int:
-    return frm * 1024 + to * 32 + shot
+    """The move id of ``(frm, to, shot)``: ``kernels.encode_move``."""
+    return int(kernels.encode_move(frm, to, shot))
 
 
 def _points(bits: int) -> list[int]:
@@ -110,6 +110,7 @@ class Morabaraba(Game):
     kernels: ClassVar[ModuleType] = kernels
     player_names = ("White", "Black")
     player_colors = ("white", "black")
+    web_drawing = "web.js"
     PARAMS = (
         Param("cows", 12, "cows per player", low=3, high=12),
         Param("diagonals", True, "the four diagonal lines exist (as lines to move along and as mills)"),
@@ -217,21 +218,10 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         """``(8, 24)``: planes over the points (``kernels.write_observation``)."""
         return (kernels.OBSERVATION_PLANES, board.N_POINTS)
 
-    def _action_moves(self):
-        # Every (from, to, shot) a rule allows: placements to any point, slides to a neighbour
-        # (any point when flying is on), a shot of any point but the two the move uses, or none.
-        near = board.neighbours(self.params["diagonals"])
-        moves = []
-        for frm in range(kernels.PLACE + 1):
-            if frm == kernels.PLACE or self.params["flying"]:
-                targets = [to for to in range(board.N_POINTS) if to != frm]
-            else:
-                targets = near[frm]
-            for to in targets:
-                for shot in range(kernels.NO_SHOT + 1):
-                    if shot != to and (shot != frm or frm == kernels.PLACE):
-                        moves.append(frm * 1024 + to * 32 + shot)
-        return np.array(moves, dtype=np.int64)
+    def _action_moves(self) -> np.ndarray:
+        out = np.empty(kernels.MAX_ACTIONS, np.int64)
+        n = kernels.write_actions(int(self.params["diagonals"]), int(self.params["flying"]), out)
+        return out[:n].copy()
 
     def _init_record(self, record, seed):
         p = self.params
@@ -368,7 +358,6 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         me = int(s["to_move"])
         who, other = self.player_names[me], self.player_names[1 - me]
         own, opp = int(s["cows"][me]), int(s["cows"][1 - me])
-        d = int(s["diagonals"])
         name = POINT_NAMES
         if code == k.REASON_PLACE_EMPTY_HAND:
             return f"{who} has no cows in hand: move a cow along a line, e.g. {self._example(state)}"
@@ -388,9 +377,8 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         if code == k.REASON_NOT_ADJACENT:
             why = "flying is off in this variant" if not s["flying"] else f"you fly only with three cows; {who} has {own.bit_count()}"
             return f"{name[frm]} and {name[to]} are not adjacent ({why})"
-        rest = own & ~(1 << frm) if frm != kernels.PLACE else own
-        formed = int(kernels.mills_formed(d, np.uint64(rest), to))
-        targets = _points(int(kernels.shootable(d, np.uint64(opp))))
+        formed = int(kernels.mills_of_move(s, move))
+        targets = _points(int(kernels.shot_targets(s)))
         written = self.format_move(state, encode(frm, to))
         if code == k.REASON_REMILL_FORBIDDEN:
             blocked = formed & int(s["blocked"][me])
@@ -418,6 +406,44 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
     def _example(self, state) -> str:
         names = state.legal_move_names()
         return names[0] if names else "none"
+
+    # -- the browser: a point to place, a cow then a point, then the cow to shoot --------------
+
+    def move_clicks(self, state: State, move: int) -> list[str]:
+        frm, to, shot = decode(move)
+        clicks = [POINT_NAMES[to]] if frm == kernels.PLACE else [POINT_NAMES[frm], POINT_NAMES[to]]
+        return clicks if shot == kernels.NO_SHOT else clicks + [POINT_NAMES[shot]]
+
+    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
+        placing = state.data["in_hand"][state.current_player] > 0
+        if len(clicks) == 3 or (len(clicks) == 2 and placing):
+            return f"{'-'.join(clicks[:-1])}x{clicks[-1]}"
+        return "-".join(clicks)
+
+    def click_prompt(self, state: State, clicks: Sequence[str]) -> str | None:
+        placing = state.data["in_hand"][state.current_player] > 0
+        if len(clicks) != (1 if placing else 2) or not all(c in POINT_OF for c in clicks):
+            return None
+        points = [POINT_OF[c] for c in clicks]
+        move = encode(kernels.PLACE, points[0]) if placing else encode(points[0], points[1])
+        if self.reason_code(state, move) == kernels.REASON_MUST_SHOOT:
+            return "Mill! Click the opponent's cow to shoot."
+        return None
+
+    def highlights(self, state: State) -> list[list[str]]:
+        """The mills that the last move formed, when it shot (each as its three points)."""
+        if not state.history:
+            return []
+        _, to, shot = decode(state.history[-1])
+        if shot == kernels.NO_SHOT:
+            return []
+        mover = 1 - int(state.data["to_move"])  # every move passes the turn
+        mills = int(kernels.mills_at(state.data, mover, to))
+        return [mill_name(m).split("-") for m in range(board.N_MILLS) if mills >> m & 1]
+
+    def board_layout(self) -> dict[str, Any]:
+        """``lines``: the lines of the board (its mills), each as its points along the line."""
+        return {"lines": [[POINT_NAMES[p] for p in line] for line in board.lines_of(self.params["diagonals"])]}
 
     # -- display ---------------------------------------------------------------------------------
 
