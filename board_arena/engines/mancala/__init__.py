@@ -27,7 +27,7 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from board_arena.engines.game import Game, Param, State, wrap_paragraphs
-from board_arena.engines.mancala import kernels
+from board_arena.engines.mancala import endgame, kernels
 from board_arena.engines.style import Style
 
 _LETTERS = "abcdefgh"
@@ -149,6 +149,20 @@ your letters are printed on your side of the board."""
     def _reason_words(self, state, move, code):
         assert code == kernels.REASON_EMPTY_PIT, code  # the game's only rule of its own
         return f"pit {_LETTERS[move]} is empty: sow from a pit with seeds ({', '.join(state.legal_move_names())})"
+
+    # Endgame databases: Kalah positions by seeds on the board (engines.mancala.endgame).
+
+    has_endgame_databases = True
+
+    def endgame_database(
+        self, state: State, size: int, *, build_missing: bool = False, progress: bool = False
+    ) -> tuple[np.ndarray, int] | None:
+        """The database of every position of ``state``'s variant with at most ``size`` seeds on the
+        board (see :meth:`Game.endgame_database` and :mod:`engines.mancala.endgame`)."""
+        return endgame.for_state(state, size, build_missing=build_missing, progress=progress)
+
+    def check_endgame_database(self, state: State, db: np.ndarray, size: int) -> None:
+        endgame.check(state, db, size)
 
     def _board(self, state):
         south, north = kernels.pit_counts(state.data)
