@@ -36,10 +36,11 @@ def forget_plugins():
     yield
     base._AGENTS.clear()
     base._AGENTS.update(registry)
+    for name, module in plugins._LOADED.items():  # the next load imports them afresh
+        if name not in loaded:
+            sys.modules.pop(module.__name__, None)
     plugins._LOADED.clear()
     plugins._LOADED.update(loaded)
-    for name in [m for m in sys.modules if m.startswith("board_arena_plugin_")]:
-        del sys.modules[name]
 
 
 # -- SPRT ------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Gymnasium single-agent environments: one seat of a game against an agent of the registry
 (needs the ``rl`` extra). Importing this module registers ``board-arena/<game>-v0`` for every
-preset:
+preset, also of games registered after the import:
 
     >>> import gymnasium as gym
     >>> import board_arena.envs.gymnasium_env  # registers the ids
@@ -122,7 +122,8 @@ class BoardArenaEnv(gym.Env):
 
 
 def register_all() -> None:
-    """Registers ``board-arena/<preset>-v0`` for every preset (done once at import)."""
+    """Registers ``board-arena/<preset>-v0`` for every preset of every registered game (done at
+    import, and again for each game registered later)."""
     for name in engines.available_games():
         env_id = f"board-arena/{name}-v0"
         if env_id not in gym.registry:
@@ -130,3 +131,4 @@ def register_all() -> None:
 
 
 register_all()
+engines.on_game_registered(lambda cls: register_all())
