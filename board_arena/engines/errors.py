@@ -14,9 +14,13 @@ __all__ = ["IllegalMoveError", "VariantError", "shown"]
 class IllegalMoveError(ValueError):
     """A move that is not legal in the position (the message says which rule it breaks)."""
 
+    __module__ = "board_arena.engines"  # where users import it from (tracebacks name it so)
+
 
 class VariantError(ValueError):
     """An unknown game, an unknown variant parameter or a value out of its range."""
+
+    __module__ = "board_arena.engines"
 
 
 def shown(value: Any, limit: int = 40) -> str:

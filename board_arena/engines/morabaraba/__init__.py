@@ -266,7 +266,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
             >>> state.parse_move("c3-c4")
             Traceback (most recent call last):
             ...
-            board_arena.engines.game.IllegalMoveError: this move forms a mill (a4-b4-c4): name the cow to shoot, e.g. c3-c4xa1
+            board_arena.engines.IllegalMoveError: this move forms a mill (a4-b4-c4): name the cow to shoot, e.g. c3-c4xa1
             >>> state.apply("c3-c4xa1")   # a7, b6 and c5 stand in a mill: a1 is the only target
             15733
             >>> game.stage(state, 1)        # Black is down to three cows
