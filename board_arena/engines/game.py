@@ -216,7 +216,7 @@ class Game:
             raise ValueError(f"{cls.__qualname__}.web_drawing names {cls.web_drawing!r}, which is not in {path.parent}")
         return path
 
-    def __init__(self, preset: str, **params: Any):
+    def __init__(self, preset: str, **params: Any) -> None:
         if preset not in self.PRESETS:
             raise VariantError(f"unknown preset {shown(preset)} of {self.family}; presets: {', '.join(self.PRESETS)}")
         by_name = {p.name: p for p in self.PARAMS}
@@ -380,7 +380,7 @@ class Game:
 
     # -- to implement --------------------------------------------------------------------------
 
-    def _init_record(self, record, seed: int | None) -> None:
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         raise NotImplementedError
 
     def format_move(self, state: "State", move: int) -> str:
@@ -583,7 +583,7 @@ class State:
         self.viewer = viewer
 
     @property
-    def data(self):
+    def data(self) -> np.void:
         """The state record (a view into this state's own buffer)."""
         return self._buf[0]
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import ClassVar, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -144,13 +144,13 @@ stop after any jump. Write a move as its start and landing points, e.g. c3-c5 or
 for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
 
     @property
-    def observation_shape(self):
+    def observation_shape(self) -> tuple[int, ...]:
         """``(6, size, size)``: planes over the points (``kernels.write_observation``)."""
         size = self.params["size"]
         return (kernels.OBSERVATION_PLANES, size, size)
 
     @property
-    def start_code(self):
+    def start_code(self) -> int:
         return _OPENINGS[self.params["opening"]]
 
     def _action_moves(self) -> np.ndarray:
@@ -171,7 +171,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             moves.append(kernels.PASS)
         return np.array(moves, dtype=np.int64)
 
-    def _init_record(self, record, seed):
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         p = self.params
         kernels.init_state(
             record,
@@ -182,7 +182,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             rng_from_seed(0 if seed is None else seed),
         )
 
-    def position(self, board: str, to_move: str | int = "black", captures=(0, 0)) -> State:
+    def position(self, board: str, to_move: str | int = "black", captures: tuple[int, int] = (0, 0)) -> State:
         """A set-up position (the game in play, past the opening) from a drawing of the board.
 
         Args:
@@ -242,7 +242,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
 
     # -- notation ------------------------------------------------------------------------------
 
-    def format_move(self, state, move):
+    def format_move(self, state: State, move: int) -> str:
         if move == kernels.PASS:
             return "pass"
         if kernels.REMOVE_BASE <= move < kernels.PASS:
@@ -262,7 +262,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             raise ValueError(f"{word} is not a point of the {size}x{size} board (a1 to {last})")
         return 8 * row + col
 
-    def parse_move(self, state, text):
+    def parse_move(self, state: State, text: str) -> int:
         """Reads ``c3-c5-c7``, ``c3-c7``, ``pass``, ``xd4`` / ``remove d4`` / ``d4``.
 
         A path lists the start, then landing points; a straight run may be written by its ends
@@ -308,7 +308,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             )
         return path_move(path)
 
-    def legal_move_list(self, state) -> list[str]:
+    def legal_move_list(self, state: State) -> list[str]:
         """The legal moves for a person: by stone (start point a1, b1, ... then a2, ...), shorter
         paths first. ``state.legal_move_names()`` gives the same moves in the engine's order."""
 
@@ -345,7 +345,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
 
     MOVE_IDS = "a jump path id, a removal (768 + square) or the pass (832); see engines.konane.kernels"
 
-    def _reason_words(self, state, move, code):
+    def _reason_words(self, state: State, move: int, code: int) -> str:
         """Words for the kernel's codes; a code about one jump carries its index (kernels)."""
         k = kernels
         reason, step = code & 0xFF, code >> k.REASON_STEP_SHIFT
@@ -435,7 +435,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             lines.append(captured + style.player(mover, f"{self.player_names[mover]} {doing}", bold=True))
         return "\n".join(lines)
 
-    def help_text(self):
+    def help_text(self) -> str:
         p = self.params
         rules = [
             "A multi-jump may change direction between jumps."
@@ -452,7 +452,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         ]
         return wrap_paragraphs(self.HELP + "\n\n" + " ".join(rules))
 
-    def _board(self, state):
+    def _board(self, state: State) -> dict[str, Any]:
         s = state.data
         size = int(s["size"])
         stones = [int(s["stones"][p]) for p in (0, 1)]
@@ -468,12 +468,12 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             "opening": int(s["phase"]) != kernels.PHASE_PLAY,
         }
 
-    def end_reason(self, state):
+    def end_reason(self, state: State) -> str | None:
         if not state.is_terminal():
             return None
         return "cannot move" if self.params["scoring"] == "last-move" else "no moves left"
 
-    def result_text(self, state):
+    def result_text(self, state: State) -> str:
         if state.outcome() is None or self.params["scoring"] == "captures":
             return super().result_text(state)
         loser = state.current_player

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import ClassVar, Sequence
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
@@ -66,26 +66,28 @@ ends and each player banks the seeds left in their own row. Most seeds in store 
 Moves: the letter of one of your pits, a (your leftmost) to {last} (the one next to your store);
 your letters are printed on your side of the board."""
 
-    def help_text(self):
+    def help_text(self) -> str:
         pits = self.params["pits"]
         return wrap_paragraphs(self.HELP.format(last=_LETTERS[pits - 1]))
 
-    def _init_record(self, record, seed):
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         p = self.params
         capture = kernels.CAPTURE_KALAH if p["capture"] == "kalah" else kernels.CAPTURE_OPPOSITE
         kernels.init_state(record, p["pits"], p["seeds"], capture, int(p["empty_capture"]))
 
     @property
-    def observation_shape(self):
+    def observation_shape(self) -> tuple[int, ...]:
         """``(2, pits + 1)``: the observer's pits (from their left) and store, then the
         opponent's pits (from the opponent's left) and store (``kernels.write_observation``)."""
         return (2, self.params["pits"] + 1)
 
-    def _action_moves(self):
+    def _action_moves(self) -> np.ndarray:
         # A move is a pit of the mover's row counted from the mover's left: action = move.
         return np.arange(self.params["pits"], dtype=np.int64)
 
-    def position(self, south, north, stores=(0, 0), to_move=0):
+    def position(
+        self, south: Sequence[int], north: Sequence[int], stores: tuple[int, int] = (0, 0), to_move: int = 0
+    ) -> State:
         """A set-up position: seeds per pit for South and North (each from its owner's left).
 
         Example:
@@ -117,10 +119,10 @@ your letters are printed on your side of the board."""
             record["terminal"] = 1
         return State(self, buf, None, custom_start=True)
 
-    def format_move(self, state, move):
+    def format_move(self, state: State, move: int) -> str:
         return _LETTERS[move]
 
-    def parse_move(self, state, text):
+    def parse_move(self, state: State, text: str) -> int:
         pits = self.params["pits"]
         word = text.strip().lower()
         if len(word) == 1 and word in _LETTERS[:pits]:
@@ -146,7 +148,7 @@ your letters are printed on your side of the board."""
             raise ValueError(f"that pit is {names[owner]}'s: {names[mover]} sows one of their own pits")
         return match.group(2)
 
-    def _reason_words(self, state, move, code):
+    def _reason_words(self, state: State, move: int, code: int) -> str:
         assert code == kernels.REASON_EMPTY_PIT, code  # the game's only rule of its own
         return f"pit {_LETTERS[move]} is empty: sow from a pit with seeds ({', '.join(state.legal_move_names())})"
 
@@ -159,19 +161,21 @@ your letters are printed on your side of the board."""
     ) -> tuple[np.ndarray, int] | None:
         """The database of every position of ``state``'s variant with at most ``size`` seeds on the
         board (see :meth:`Game.endgame_database` and :mod:`engines.mancala.endgame`)."""
-        return endgame.for_state(state, size, build_missing=build_missing, progress=progress)
+        s = state.data
+        return endgame.load(int(s["pits"]), size, int(s["capture"]), bool(s["empty_capture"]),
+                            build_missing=build_missing, progress=progress)
 
     def check_endgame_database(self, state: State, db: np.ndarray, size: int) -> None:
-        endgame.check(state, db, size)
+        endgame.check(int(state.data["pits"]), db, size)
 
-    def _board(self, state):
+    def _board(self, state: State) -> dict[str, Any]:
         south, north = kernels.pit_counts(state.data)
         return {"pits": [south, north], "stores": [int(n) for n in state.data["stores"]]}
 
-    def end_reason(self, state):
+    def end_reason(self, state: State) -> str | None:
         return "a row is empty" if state.is_terminal() else None
 
-    def render_for(self, state, player, *, color=False, unicode=False, glyphs=False):
+    def render_for(self, state: State, player: int, *, color: bool = False, unicode: bool = False, glyphs: bool = False) -> str:
         return self.render(state, color=color, unicode=unicode, bottom=player)
 
     def render(self, state: State, *, color: bool = False, unicode: bool = False, bottom: int = 0) -> str:

@@ -191,7 +191,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         "next move (wait one move before remaking it).",
     }
 
-    def help_text(self):
+    def help_text(self) -> str:
         p = self.params
         lines = "rows, columns and diagonals as drawn" if p["diagonals"] else "rows and columns as drawn"
         draws = []
@@ -205,7 +205,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         remill = self._REMILL_HELP[p["no_immediate_remill"]]
         return wrap_paragraphs(self.HELP.format(cows=p["cows"], lines=lines, remill=remill, draws=draw_text))
 
-    def _check_params(self):
+    def _check_params(self) -> None:
         p = self.params
         if p["no_shot_draw_plies"] is None and p["max_plies"] is None:
             raise VariantError(
@@ -214,7 +214,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
             )
 
     @property
-    def observation_shape(self):
+    def observation_shape(self) -> tuple[int, ...]:
         """``(8, 24)``: planes over the points (``kernels.write_observation``)."""
         return (kernels.OBSERVATION_PLANES, board.N_POINTS)
 
@@ -223,7 +223,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         n = kernels.write_actions(int(self.params["diagonals"]), int(self.params["flying"]), out)
         return out[:n].copy()
 
-    def _init_record(self, record, seed):
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         p = self.params
         kernels.init_state(
             record,
@@ -325,12 +325,12 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
 
     # -- notation --------------------------------------------------------------------------------
 
-    def format_move(self, state, move):
+    def format_move(self, state: State, move: int) -> str:
         frm, to, shot = decode(move)
         text = POINT_NAMES[to] if frm == kernels.PLACE else f"{POINT_NAMES[frm]}-{POINT_NAMES[to]}"
         return text if shot == kernels.NO_SHOT else f"{text}x{POINT_NAMES[shot]}"
 
-    def parse_move(self, state, text):
+    def parse_move(self, state: State, text: str) -> int:
         word = re.sub(r"\s+", "", str(text).lower())
         match = _MOVE_RE.match(word)
         if match is None:
@@ -350,7 +350,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
 
     MOVE_IDS = "from * 1024 + to * 32 + shot, with from 0-23 or 24 to place, to 0-23, shot 0-23 or 24 for none"
 
-    def _reason_words(self, state, move, code):
+    def _reason_words(self, state: State, move: int, code: int) -> str:
         """Words for the kernel's codes (``engines.morabaraba.kernels.REASON_*``)."""
         k = kernels
         frm, to, shot = decode(move)
@@ -403,7 +403,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         assert code == k.REASON_NO_MILL_NO_SHOT, code
         return "this move forms no mill, so it shoots nothing"
 
-    def _example(self, state) -> str:
+    def _example(self, state: State) -> str:
         names = state.legal_move_names()
         return names[0] if names else "none"
 
@@ -447,7 +447,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
 
     # -- display ---------------------------------------------------------------------------------
 
-    def stage(self, state, player: int) -> str:
+    def stage(self, state: State, player: int) -> str:
         """``"placing"``, ``"moving"`` or ``"flying"``: how ``player`` moves in ``state``."""
         s = state.data
         if s["in_hand"][player] > 0:
@@ -491,7 +491,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         lines.append(self.status_line(state))
         return "\n".join(lines)
 
-    def _board(self, state):
+    def _board(self, state: State) -> dict[str, Any]:
         s = state.data
         cows = [int(s["cows"][p]) for p in (0, 1)]
         points = [0 if cows[0] >> p & 1 else 1 if cows[1] >> p & 1 else None for p in range(board.N_POINTS)]
@@ -518,10 +518,10 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         kernels.END_PLY_CAP: PLY_CAP,
     }
 
-    def end_reason(self, state):
+    def end_reason(self, state: State) -> str | None:
         return self._END_REASONS.get(int(state.data["end"]))
 
-    def result_text(self, state):
+    def result_text(self, state: State) -> str:
         s = state.data
         end = int(s["end"])
         if end == kernels.END_NONE:
