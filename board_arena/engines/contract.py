@@ -4,8 +4,8 @@ calls, resolved at compile time from the type of the state.
 A state is one record of a game's structured ``STATE_DTYPE`` (``states[i]`` of a record array, or
 ``buf[0]`` of a one-element array): plain memory that kernels read and write in place, that
 copies with ``dst[j] = src[i]`` and that holds everything the game needs, the variant parameters
-included. Each game's kernel module registers itself with :func:`register`; from then on an agent
-written against this module, for instance::
+included. Each game's kernel module is registered with :func:`register` (``engines.register_game``
+does it for the game's class); from then on an agent written against this module, for instance::
 
     @kernel
     def random_playout(state, rng, moves):
