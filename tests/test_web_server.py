@@ -233,6 +233,23 @@ def test_the_page_and_its_files_are_served(server):
         assert request(server, "GET", f"/static/{name}")[0] == 200
 
 
+def test_each_game_drawing_is_served_from_its_own_folder(server):
+    """The catalog names the drawing of every game that has one; the server serves that file,
+    which registers the drawing under the game's family, and nothing else under /games/."""
+    _, catalog = request(server, "GET", "/api/catalog")
+    drawings = {g["family"]: g["drawing"] for g in catalog["games"]}
+    assert drawings["tictactoe"] is None  # a game without a drawing: the page draws its text
+    for cls in engines.game_classes():
+        path = cls.drawing_file()
+        if path is None:
+            continue
+        assert drawings[cls.family] == f"/games/{cls.family}.js" and path.parent.name == cls.__module__.split(".")[-1]
+        status, script = request(server, "GET", drawings[cls.family])
+        assert status == 200 and script == path.read_text() and f'registerDrawing("{cls.family}"' in script
+    for path in ("/games/tictactoe.js", "/games/chess.js", "/games/..%2fgame.js", "/games/mancala.py"):
+        assert request(server, "GET", path)[0] == 404
+
+
 def _local_game(game_name: str, seed: int) -> list[str]:
     """The moves of random against random as the server seats them, played here."""
     game = engines.make(game_name)

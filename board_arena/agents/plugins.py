@@ -88,15 +88,15 @@ def load_plugin(name: str) -> ModuleType:
                     raise ValueError(f"plugin {name!r}: a folder without __init__.py")
             elif not os.path.isfile(path):
                 raise ValueError(f"plugin {name!r}: no such file")
+            on_path = _name_on_path(path)
             # A file that sys.path does not reach gets a module name of its own (a hash of its
             # path), so two plugins named alike coexist and the same file loaded twice (the
             # parent, then a forked worker) is one module.
-            on_path = _name_on_path(path)
             module_name = on_path or "board_arena_plugin_" + hashlib.sha1(path.encode()).hexdigest()[:10]
             module = sys.modules.get(module_name)
-            if on_path is not None and module is None:
+            if module is None and on_path is not None:
                 module = importlib.import_module(on_path)
-            if module is None:
+            elif module is None:
                 spec = importlib.util.spec_from_file_location(module_name, path)
                 if spec is None or spec.loader is None:
                     raise ValueError(f"plugin {name!r}: not a Python file")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import secrets
 import textwrap
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ from board_arena.engines.errors import IllegalMoveError, VariantError, shown
 from board_arena.engines.registry import make
 
 __all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP", "shown"]
+
+# What a game's family and preset names are made of (they appear in specs, paths and URLs).
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 #: The end reason of a game stopped as a draw by a ply cap (a bound for machines, not a rule):
 #: the arena counts such games apart.
@@ -195,10 +199,13 @@ class Game:
         missing += [name for name in cls.REQUIRED if getattr(cls, name) is getattr(Game, name)]
         if missing:
             raise TypeError(f"{cls.__module__}.{cls.__qualname__} is not a complete game: it lacks {', '.join(missing)}")
-        if not isinstance(cls.family, str) or not cls.family:
-            raise TypeError(f"{cls.__qualname__}.family must be a non-empty string, not {shown(cls.family)}")
-        if not isinstance(cls.PRESETS, dict) or not cls.PRESETS or not all(isinstance(k, str) and k for k in cls.PRESETS):
+        if not isinstance(cls.family, str) or not _NAME.fullmatch(cls.family):
+            raise TypeError(f"{cls.__qualname__}.family must be a name of letters, digits, - and _, not {shown(cls.family)}")
+        if not isinstance(cls.PRESETS, dict) or not cls.PRESETS:
             raise TypeError(f"{cls.__qualname__}.PRESETS must map one or more preset names to parameter values")
+        for preset in cls.PRESETS:
+            if not isinstance(preset, str) or not _NAME.fullmatch(preset):
+                raise TypeError(f"{cls.__qualname__}: preset {shown(preset)} is not a name of letters, digits, - and _")
         if not isinstance(cls.kernels, ModuleType):
             raise TypeError(f"{cls.__qualname__}.kernels must be the game's kernel module, not {shown(cls.kernels)}")
 
@@ -489,8 +496,8 @@ class Game:
 
     def move_clicks(self, state: "State", move: int) -> list[str]:
         """The names of the elements a person clicks, in order, to make ``move`` (legal in
-        ``state``). No two legal moves have the same clicks, and no move's clicks are followed
-        by a click that completes no move.
+        ``state``). Two legal moves never have the same clicks; where one move's clicks begin
+        another's, the page offers to stop there.
 
         Default: one click, named as the move is written (the buttons of a game without a
         drawing).

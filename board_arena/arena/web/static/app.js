@@ -434,8 +434,9 @@ function loadScript(src) {
 
 async function start() {
   ui.catalog = await api("GET", "/api/catalog");
+  // A drawing that fails to load leaves its game to the text drawing; the page goes on.
   const drawings = new Set(ui.catalog.games.map((g) => g.drawing).filter(Boolean));
-  await Promise.all([...drawings].map(loadScript));
+  await Promise.all([...drawings].map((src) => loadScript(src).catch((error) => console.warn(error.message))));
   for (const g of ui.catalog.games) $("game").add(new Option(`${g.name}`, g.name));
   for (const a of ui.catalog.agents) $("agent-specs").appendChild(new Option(a.name, a.name));
   $("agent-help").textContent = "Agents: " + ui.catalog.agents.filter((a) => !a.sees_everything).map((a) => a.name).join(", ") + " (name:key=value,...)";
