@@ -54,12 +54,10 @@ def describe(margin: int, has_margin: bool) -> str:
 
 
 def endgame_for(state, seeds: int | None, *, progress: bool = True):
-    """The Kalah endgame database of ``seeds`` seeds for ``state``'s variant, built once."""
+    """The endgame database of ``seeds`` seeds for ``state``'s variant (Kalah), built once."""
     if seeds is None:
         return None
-    if state.game.family != "mancala":
-        raise ValueError(f"--endgame: endgame databases exist for Kalah only, not {state.game.name}")
-    return endgame.for_state(state, seeds, build_missing=True, progress=progress)
+    return state.game.endgame_database(state, seeds, build_missing=True, progress=progress)
 
 
 def solve_one(args) -> None:

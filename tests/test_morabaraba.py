@@ -733,3 +733,15 @@ def _counts(state, max_depth, max_leaves=3_000_000):
 
 if __name__ == "__main__":
     write_perft_file()
+
+
+def test_the_mills_a_shot_came_from_are_marked_for_the_page():
+    """Game.highlights: the points of every mill the last move formed when it shot (two at once
+    here), along their lines; nothing before any move or after a move that shoots nothing."""
+    game = engines.make("morabaraba")
+    state = game.position(white="a4 b4 c5 c3", black="a7 d6 a1", in_hand=(1, 1))
+    assert game.highlights(state) == []
+    state.apply("c4xa1")
+    assert game.highlights(state) == [["a4", "b4", "c4"], ["c5", "c4", "c3"]]
+    state.apply("g1")
+    assert game.highlights(state) == []

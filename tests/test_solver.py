@@ -142,8 +142,12 @@ def test_a_database_of_another_game_is_refused():
     three_pits = (endgame.build(3, 6, kernels.CAPTURE_KALAH, True), 6)
     with pytest.raises(ValueError, match="not one of 4-pit Kalah"):
         solve(kalah4, endgame=three_pits)
-    with pytest.raises(ValueError, match="Kalah only"):
+    with pytest.raises(ValueError, match="konane has no endgame databases"):
         solve(engines.make("konane", size=4).new_initial_state(0), endgame=three_pits)
+    with pytest.raises(ValueError, match="endgame=6, but konane has no endgame databases"):
+        agents.make_agent("alphabeta:endgame=6").check_game(engines.make("konane"))
+    with pytest.raises(ValueError, match="konane has no endgame databases"):
+        agents.make_agent("alphabeta:endgame=6,depth=2").select_move(engines.make("konane").new_initial_state(0))
     with pytest.raises(ValueError, match="ask for fewer seeds"):
         endgame.load(8, 40, build_missing=True)
 

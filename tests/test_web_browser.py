@@ -1,5 +1,5 @@
 """``arena serve`` in a real browser (headless Chromium, driven by Playwright): whole games of
-every game played by clicking on the board, illegal clicks, the Morabaraba shot, a Dominoes
+every game played by clicking on the board (and of a game without a drawing of its own), illegal clicks, the Morabaraba shot, a Dominoes
 draw, undo and hint, a spectator game, a tournament run replayed. Each test saves screenshots of
 its boards in its temporary folder (``pytest --basetemp=DIR`` keeps them where you can look)."""
 
@@ -132,6 +132,19 @@ def test_a_whole_game_by_clicks_against_random(page, game, tmp_path):
 
     record = engines.GameRecord.from_json(record_path.read_text())
     assert record.moves == log and record.replay().is_terminal()
+
+
+def test_a_game_without_a_drawing_is_played_with_its_text_and_buttons(page, tmp_path):
+    """Tic-tac-toe (tests/games/tictactoe) ships no drawing: the page shows its text rendering and
+    a button per legal move, and plays it like any other game."""
+    new_game(page, "tictactoe", seed=2)
+    assert "X to move" in page.locator("#board .text-board pre").text_content()
+    assert sorted(page.locator("#board .text-moves button").all_text_contents()) == sorted(
+        m["name"] for m in page.evaluate("ui.view.moves")
+    )
+    played = play_to_the_end(page, random.Random(5))
+    page.screenshot(path=str(tmp_path / "tictactoe-end.png"))
+    assert played and page.locator("#board .text-moves button").count() == 0
 
 
 def test_illegal_clicks_change_nothing_and_say_why(page, tmp_path):

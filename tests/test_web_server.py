@@ -13,7 +13,6 @@ import pytest
 
 from board_arena import agents, engines
 from board_arena.arena.cli import main
-from board_arena.arena.web.clicks import clicks_text, move_clicks
 from board_arena.arena.web.server import GameServer, make_server
 
 
@@ -103,6 +102,108 @@ def test_an_illegal_move_gets_the_engines_reason(server):
     assert (status, answer["error"]) == (422, "d6: d6 is occupied")
 
 
+def _empty_pit(seen):
+    """Kalah: a pit of the mover's that a move of theirs has emptied."""
+    me = seen.current_player
+    for j, seeds in enumerate(seen.board()["pits"][me]):
+        if seeds == 0:
+            letter = "abcdefgh"[j]
+            return letter, [f"pit-{me}-{letter}"], seen.parse_move(letter)
+    return None
+
+
+def _slide_to_an_occupied_point(seen):
+    """Morabaraba: once the cows are placed, one of the mover's cows to a point that holds a cow."""
+    from board_arena.engines.morabaraba import POINT_OF, encode
+
+    board = seen.board()
+    me = seen.current_player
+    if board["stage"][me] == "placing":
+        return None
+    frm = board["cows"][me][0]
+    to = board["cows"][1 - me][0]
+    return f"{frm}-{to}", [frm, to], encode(POINT_OF[frm], POINT_OF[to])
+
+
+def _jump_it_cannot_make(seen):
+    """Konane: one of the mover's stones, then the point two rows up or down that it cannot reach."""
+    board = seen.board()
+    if board["opening"]:  # the classic opening's removals first
+        return None
+    me = seen.current_player
+    size = board["size"]
+    for stone in board["stones"][me]:
+        for rows in (2, -2):
+            row = int(stone[1:]) + rows
+            if 1 <= row <= size:
+                target = f"{stone[0]}{row}"
+                move = seen.parse_move(f"{stone}-{target}")
+                if not seen.is_legal(move):
+                    return f"{stone}-{target}", [stone, target], move
+    return None
+
+
+def _tile_that_fits_neither_end(seen):
+    """Dominoes: after the lead, a tile of the mover's hand that matches neither open end."""
+    board = seen.board()
+    if board["ends"] is None:
+        return None
+    for tile in board["hands"][seen.current_player]:
+        if not set(map(int, tile.split("-"))) & set(board["ends"]):
+            return f"{tile}L", [f"tile-{tile}", "end-L"], seen.parse_move(f"{tile}L")
+    return None
+
+
+def _marked_cell(seen):
+    """Tic-tac-toe: a cell marked already."""
+    for row, marks in zip("321", seen.board()["rows"]):
+        for column, mark in zip("abc", marks):
+            if mark != ".":
+                return f"{column}{row}", [f"{column}{row}"], seen.parse_move(f"{column}{row}")
+    return None
+
+
+@pytest.mark.parametrize(
+    "name, params, find",
+    [
+        ("kalah", {}, _empty_pit),
+        ("mancala", {}, _empty_pit),
+        ("morabaraba", {"cows": 6}, _slide_to_an_occupied_point),
+        ("nine-mens-morris", {"cows": 6}, _slide_to_an_occupied_point),
+        ("konane", {}, _jump_it_cannot_make),
+        ("konane-classic", {}, _jump_it_cannot_make),
+        ("dominoes", {}, _tile_that_fits_neither_end),
+        ("dominoes-block", {}, _tile_that_fits_neither_end),
+        ("tictactoe", {}, _marked_cell),
+    ],
+)
+def test_a_parseable_illegal_move_of_every_game_gets_a_4xx_with_the_engines_reason(server, name, params, find):
+    """Written in the notation or clicked on the board, the move is refused with the reason that
+    the engine gives (``game.illegal_reason``), and nothing changes."""
+    _, view = request(server, "POST", "/api/games", {"game": name, "params": params, "seats": [None, "random"], "seed": 3})
+    game = f"/api/games/{view['id']}"
+    session = server.RequestHandlerClass.games.sessions[view["id"]]
+    for _ in range(60):  # the person plays the first legal move until the illegal one exists
+        while view["agent_to_move"]:
+            _, view = request(server, "POST", f"{game}/agent")
+        assert view["result"] is None, view["result"]
+        seen = session.seen_state()
+        found = find(seen)
+        if found:
+            break
+        _, view = request(server, "POST", f"{game}/move", {"clicks": view["moves"][0]["clicks"]})
+    else:
+        pytest.fail(f"no illegal move to try in {name}")
+    text, clicks, move = found
+    reason = session.game.illegal_reason(seen, move)
+    assert reason and "\n" not in reason
+    for body in ({"move": text}, {"clicks": clicks}):
+        status, answer = request(server, "POST", f"{game}/move", body)
+        assert (status, answer["error"]) == (422, f"{text}: {reason}"), body
+    _, after = request(server, "GET", game)
+    assert after["board"] == view["board"] and after["log"] == view["log"]
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -130,6 +231,23 @@ def test_the_page_and_its_files_are_served(server):
     assert status == 200 and "<script src=\"/static/app.js\">" in page
     for name in ("app.js", "boards.js", "style.css"):
         assert request(server, "GET", f"/static/{name}")[0] == 200
+
+
+def test_each_game_drawing_is_served_from_its_own_folder(server):
+    """The catalog names the drawing of every game that has one; the server serves that file,
+    which registers the drawing under the game's family, and nothing else under /games/."""
+    _, catalog = request(server, "GET", "/api/catalog")
+    drawings = {g["family"]: g["drawing"] for g in catalog["games"]}
+    assert drawings["tictactoe"] is None  # a game without a drawing: the page draws its text
+    for cls in engines.game_classes():
+        path = cls.drawing_file()
+        if path is None:
+            continue
+        assert drawings[cls.family] == f"/games/{cls.family}.js" and path.parent.name == cls.__module__.split(".")[-1]
+        status, script = request(server, "GET", drawings[cls.family])
+        assert status == 200 and script == path.read_text() and f'registerDrawing("{cls.family}"' in script
+    for path in ("/games/tictactoe.js", "/games/chess.js", "/games/..%2fgame.js", "/games/mancala.py"):
+        assert request(server, "GET", path)[0] == 404
 
 
 def _local_game(game_name: str, seed: int) -> list[str]:
@@ -203,9 +321,11 @@ def test_every_move_has_clicks_that_spell_it_back(name):
         state = game.new_initial_state(seed)
         while not state.is_terminal():
             seen = state if game.perfect_information else state.view(state.current_player)
-            for move in seen.legal_moves():
-                clicks = move_clicks(seen, move)
-                assert seen.parse_move(clicks_text(seen, clicks)) == move, (seen.format_move(move), clicks)
+            moves = seen.legal_moves()
+            spelled = [tuple(game.move_clicks(seen, move)) for move in moves]
+            assert len(set(spelled)) == len(moves), spelled  # no two moves are clicked alike
+            for move, clicks in zip(moves, spelled):
+                assert seen.parse_move(game.move_from_clicks(seen, clicks)) == move, (seen.format_move(move), clicks)
             state.apply(rng.choice(state.legal_moves()))
 
 

@@ -464,8 +464,8 @@ class AlphaBetaAgent(TableAgent):
         replace(NODES, doc="positions visited per move (100,000 when no depth, nodes or time is given)"),
         TIME,
         Param("solve", False, "solve exactly (agents/solver.py: MTD(f) on the final margin) and report the margin"),
-        Param("endgame", 0, "Kalah: endgame database of every position with at most this many seeds on the "
-              "board (built once into the cache folder), read at the horizon and by solve; 0: none", low=0, high=63),
+        Param("endgame", 0, "endgame database of every position up to this size (Kalah: seeds on the board; "
+              "built once into the cache folder), read at the horizon and by solve; 0: none", low=0, high=63),
         TABLE_MB,
     )
     #: The budget when no depth, nodes or time is given and the agent does not solve.
@@ -487,13 +487,16 @@ class AlphaBetaAgent(TableAgent):
             clear(self._solver_table)
         super().reset(seed)
 
-    def _endgame(self, state):
-        """The Kalah endgame database ``(db, k)`` asked for by ``endgame``, or None."""
-        if not self.params["endgame"] or state.game.family != "mancala":
-            return None
-        from board_arena.engines.mancala import endgame
+    def check_game(self, game):
+        super().check_game(game)
+        if self.params["endgame"] and not game.has_endgame_databases:
+            raise ValueError(f"{self.name}: endgame={self.params['endgame']}, but {game.name} has no endgame databases")
 
-        return endgame.for_state(state, self.params["endgame"], build_missing=True)
+    def _endgame(self, state):
+        """The endgame database ``(db, k)`` asked for by ``endgame`` (built once), or None."""
+        if not self.params["endgame"]:
+            return None
+        return state.game.endgame_database(state, self.params["endgame"], build_missing=True)
 
     def _solve(self, state, limit):
         """The exact solver's move and margin; when a budget stops it first, the proven bounds give

@@ -1,10 +1,12 @@
-"""Agents from outside the package: a Python file or module given by the user (``arena run
---plugin my_agents.py``), and installed packages that declare agents under the entry-point group
-``board_arena.agents``.
+"""Agents and games from outside the package: a Python file, package folder or module given by
+the user (``arena run --plugin my_agents.py``), and installed packages that declare agents under
+the entry-point group ``board_arena.agents`` (games: ``board_arena.games``, loaded by
+:mod:`engines.registry`).
 
-A plugin registers its agents itself, as the built-in ones do: a subclass of
+A plugin registers what it brings itself, as the built-in ones do: a subclass of
 :class:`agents.Agent` decorated with :func:`agents.register_agent` (see
-``experiments/plugins/`` for two examples). An entry point names a module or an object
+``experiments/plugins/`` for two examples), a subclass of :class:`engines.Game` registered with
+:func:`engines.register_game` (``tests/games/tictactoe``). An entry point names a module or an object
 (``my_package.agents`` or ``my_package.agents:MyAgent``); loading it imports the module, which
 registers its agents (an Agent subclass named by the entry point is registered too).
 
@@ -34,14 +36,42 @@ def _is_path(name: str) -> bool:
     return name.endswith(".py") or os.sep in name or (os.altsep is not None and os.altsep in name)
 
 
+def _name_on_path(path: str) -> str | None:
+    """The name under which the module file ``path`` (a ``.py`` file or a package's
+    ``__init__.py``) imports from ``sys.path``, if it does.
+
+    A plugin importable by name is imported by that name, so that it is one module however it
+    is named (imported by a test, then given as ``--plugin``, its registrations are not made
+    twice) and in every process alike (numba's cached machine code names the modules of the
+    functions it calls, and imports them by that name).
+    """
+    stem = os.path.dirname(path) if os.path.basename(path) == "__init__.py" else os.path.splitext(path)[0]
+    for entry in sys.path:
+        try:
+            relative = os.path.relpath(stem, os.path.abspath(entry or os.curdir))
+        except ValueError:  # another drive
+            continue
+        parts = relative.split(os.sep)
+        if not all(part.isidentifier() for part in parts):
+            continue
+        name = ".".join(parts)
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        if spec is not None and spec.origin and os.path.abspath(spec.origin) == path:
+            return name
+    return None
+
+
 def plugin_name(name: str) -> str:
     """The name by which a run keeps a plugin: a file's absolute path, a module's name."""
     return os.path.abspath(name) if _is_path(name) else name
 
 
 def load_plugin(name: str) -> ModuleType:
-    """Imports the plugin ``name`` (a ``.py`` file, or a module importable by name) once per
-    process; its agents register themselves. Returns the module.
+    """Imports the plugin ``name`` (a ``.py`` file, a package's folder, or a module importable by
+    name) once per process; its agents and games register themselves. Returns the module.
 
     Raises:
         ValueError: no such file or module, or the plugin failed while importing (one line:
@@ -52,13 +82,21 @@ def load_plugin(name: str) -> ModuleType:
     try:
         if _is_path(name):
             path = os.path.abspath(name)
-            if not os.path.isfile(path):
+            if os.path.isdir(path):  # a package: its __init__.py, with its modules beside it
+                path = os.path.join(path, "__init__.py")
+                if not os.path.isfile(path):
+                    raise ValueError(f"plugin {name!r}: a folder without __init__.py")
+            elif not os.path.isfile(path):
                 raise ValueError(f"plugin {name!r}: no such file")
-            # One module name per file (a hash of its path), so two plugins named alike coexist
-            # and the same file loaded twice (the parent, then a forked worker) is one module.
-            module_name = "board_arena_plugin_" + hashlib.sha1(path.encode()).hexdigest()[:10]
+            on_path = _name_on_path(path)
+            # A file that sys.path does not reach gets a module name of its own (a hash of its
+            # path), so two plugins named alike coexist and the same file loaded twice (the
+            # parent, then a forked worker) is one module.
+            module_name = on_path or "board_arena_plugin_" + hashlib.sha1(path.encode()).hexdigest()[:10]
             module = sys.modules.get(module_name)
-            if module is None:
+            if module is None and on_path is not None:
+                module = importlib.import_module(on_path)
+            elif module is None:
                 spec = importlib.util.spec_from_file_location(module_name, path)
                 if spec is None or spec.loader is None:
                     raise ValueError(f"plugin {name!r}: not a Python file")
@@ -84,11 +122,15 @@ def load_plugin(name: str) -> ModuleType:
     return module
 
 
-def plugins_defining(agent_objects: Iterable[object]) -> list[str]:
+def plugins_defining(objects: Iterable[object]) -> list[str]:
     """The plugins loaded in this process (by :func:`plugin_name`) that define the classes of
-    ``agent_objects``: a run records them so that its other processes load them too."""
-    modules = {type(agent).__module__ for agent in agent_objects}
-    return [plugin_name(name) for name, module in _LOADED.items() if module.__name__ in modules]
+    ``objects`` (agents, a game): a run records them so that its other processes load them too."""
+    modules = {type(thing).__module__ for thing in objects}
+
+    def defines(plugin: ModuleType) -> bool:  # in the plugin's module, or a module of its package
+        return any(m == plugin.__name__ or m.startswith(plugin.__name__ + ".") for m in modules)
+
+    return [plugin_name(name) for name, module in _LOADED.items() if defines(module)]
 
 
 def load_plugins(names: Iterable[str]) -> None:

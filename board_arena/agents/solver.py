@@ -669,8 +669,7 @@ def solve(
         state: the position; the game must have perfect information and no chance.
         table: a table from :func:`new_solver_table` to use (and keep filling); else one of
             ``table_mb`` MiB is made.
-        endgame: an endgame database ``(db, k)`` for the game (Kalah only:
-            ``engines.mancala.endgame.for_state``), or None.
+        endgame: an endgame database ``(db, k)`` of the game (``Game.endgame_database``), or None.
         time, nodes: a budget in seconds or positions; the result is then maybe not exact.
         guess: the first value MTD(f) tests (player 0's margin); default the margin so far,
             refined by estimates to ``guess_depth`` plies (default 12 for a game with a margin,
@@ -702,9 +701,7 @@ def solve(
     if table is None:
         table = new_solver_table(table_mb)
     if endgame is not None:
-        from board_arena.engines.mancala.endgame import check
-
-        check(state, *endgame)
+        state.game.check_endgame_database(state, *endgame)
     db, k = endgame if endgame is not None else (np.zeros(0, np.int8), -1)
     me = int(contract.current_player(data))
     sign = 1 if me == 0 else -1

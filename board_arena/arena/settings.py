@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Iterable, Iterator
 
 from board_arena import agents, engines
+from board_arena.agents.plugins import load_plugins, plugin_name, plugins_defining
 from board_arena.arena.openings import Openings, parse_openings
 from board_arena.arena.sprt import Sprt
 
@@ -161,6 +162,10 @@ class TournamentSettings:
                 allowed); every agent is made once here, so that nothing fails after the run has
                 begun.
         """
+        # A file is kept by its absolute path: the run resumes from any folder, and the same file
+        # named two ways is one run. Loaded first: a plugin may bring the game.
+        named = tuple(plugin_name(name) for name in options.get("plugins") or ())
+        load_plugins(named)
         name, raw = parse_game_spec(game)
         extra = options.pop("game_params", {}) or {}
         made = engines.make(name, **{**raw, **extra})
@@ -172,22 +177,12 @@ class TournamentSettings:
             options["openings"] = text if isinstance(text, Openings) else parse_openings(made, text, plies)
         if isinstance(options.get("sprt"), str):
             options["sprt"] = Sprt.parse(options["sprt"]).to_dict()
-        from board_arena.agents.plugins import (
-            load_plugins,
-            plugin_name,
-            plugins_defining,
-        )
-
-        # A file is kept by its absolute path: the run resumes from any folder, and the same file
-        # named two ways is one run.
-        named = tuple(plugin_name(name) for name in options.get("plugins") or ())
-        load_plugins(named)
         made_agents = [agents.make_agent(spec) for spec in specs]
         for agent in made_agents:
             agent.check_game(made)
-        # Plugins loaded from Python (agents.load_plugin) that define these agents are recorded
-        # too: worker processes that do not fork, and Ray actors, must load them.
-        options["plugins"] = tuple(dict.fromkeys(named + tuple(plugins_defining(made_agents))))
+        # Plugins loaded from Python (agents.load_plugin) that define these agents or the game
+        # are recorded too: worker processes that do not fork, and Ray actors, must load them.
+        options["plugins"] = tuple(dict.fromkeys(named + tuple(plugins_defining([made, *made_agents]))))
         return cls(game=made.name, game_params=dict(made.params), agents=specs, **options)
 
     def make_game(self) -> engines.Game:

@@ -51,7 +51,8 @@ def add_plugin_option(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FILE.py|MODULE",
-        help="load agents from a Python file or module that registers them (repeatable; see experiments/plugins)",
+        help="load agents or games from a Python file, package folder or module that registers them "
+        "(repeatable; see experiments/plugins, tests/games)",
     )
 
 

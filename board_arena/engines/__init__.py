@@ -6,26 +6,39 @@
     >>> state = engines.make("kalah").new_initial_state(seed=1)
     >>> print(state)  # doctest: +SKIP
 
-See :mod:`engines.contract` for the compiled contract that agents search through.
+See :mod:`engines.contract` for the compiled contract that agents search through, and
+:func:`register_game` to add a game from outside the package.
 """
 
 from board_arena.engines import _jit  # noqa: F401  (installs the cache locator before any kernel exists)
-from board_arena.engines.game import (
-    PLY_CAP,
-    Game,
-    GameRecord,
-    IllegalMoveError,
-    Param,
-    State,
-    VariantError,
-    shown,
+from board_arena.engines.dominoes import Dominoes
+from board_arena.engines.errors import IllegalMoveError, VariantError, shown
+from board_arena.engines.game import PLY_CAP, Game, GameRecord, Param, State
+from board_arena.engines.konane import Konane
+from board_arena.engines.mancala import Mancala
+from board_arena.engines.morabaraba import Morabaraba
+from board_arena.engines.registry import (
+    available_games,
+    game_class,
+    game_classes,
+    load_game_entry_points,
+    make,
+    on_game_registered,
+    register_game,
 )
-from board_arena.engines.registry import available_games, game_class, make
+
+# The built-in games, in the order in which available_games() and arena list show them.
+for _builtin in (Mancala, Morabaraba, Konane, Dominoes):
+    register_game(_builtin)
 
 __all__ = [
     "make",
     "available_games",
     "game_class",
+    "game_classes",
+    "register_game",
+    "on_game_registered",
+    "load_game_entry_points",
     "Game",
     "State",
     "GameRecord",

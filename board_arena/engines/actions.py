@@ -14,6 +14,7 @@ environment (:mod:`envs.batched`) compiles them for any game.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class ActionSpace:
     sorted_actions: np.ndarray
 
     @classmethod
-    def from_moves(cls, moves, move_bound: int) -> "ActionSpace":
+    def from_moves(cls, moves: Sequence[int] | np.ndarray, move_bound: int) -> "ActionSpace":
         moves = np.ascontiguousarray(moves, dtype=np.int64)
         if len(np.unique(moves)) != len(moves):
             raise ValueError("an action space lists a move id twice")
@@ -63,7 +64,7 @@ class ActionSpace:
     def num_actions(self) -> int:
         return len(self.moves)
 
-    def tables(self):
+    def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The arrays that the kernels take, in their order."""
         return self.moves, self.dense, self.sorted_moves, self.sorted_actions
 

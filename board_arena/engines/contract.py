@@ -4,8 +4,8 @@ calls, resolved at compile time from the type of the state.
 A state is one record of a game's structured ``STATE_DTYPE`` (``states[i]`` of a record array, or
 ``buf[0]`` of a one-element array): plain memory that kernels read and write in place, that
 copies with ``dst[j] = src[i]`` and that holds everything the game needs, the variant parameters
-included. Each game's kernel module registers itself with :func:`register`; from then on an agent
-written against this module, for instance::
+included. Each game's kernel module is registered with :func:`register` (``engines.register_game``
+does it for the game's class); from then on an agent written against this module, for instance::
 
     @kernel
     def random_playout(state, rng, moves):
@@ -84,6 +84,7 @@ the view after it, which ``greedy`` evaluates.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any, Iterable
 
 import numpy as np
 from numba.extending import overload
@@ -154,25 +155,31 @@ FIRST_GAME_REASON = 3
 
 _KERNELS: dict[np.dtype, ModuleType] = {}
 
+#: A state: one record of a game's ``STATE_DTYPE`` (``buf[0]`` of a one-element array), which
+#: kernels read and write in place.
+Record = np.void
+
 #: The dtype of move buffers (``legal_moves`` output) everywhere.
 MOVE_DTYPE = np.int64
 
 
-def state_dtype(fields) -> np.dtype:
+def state_dtype(fields: Iterable[tuple[Any, ...]]) -> np.dtype:
     """A state dtype with every byte defined: ``fields`` in order, with no padding between them
     (list the widest first), and a ``_pad`` tail up to a multiple of 8 bytes.
 
     Why: numpy copies structured arrays field by field and leaves padding bytes undefined, so a
     state with padding could compare or hash differently from its own copy.
     """
+    fields = list(fields)
     packed = np.dtype(fields, align=False)
-    aligned = np.dtype(fields, align=True)
-    for name in packed.names:
-        if packed.fields[name][1] != aligned.fields[name][1]:
+    packed_offsets = {name: field[1] for name, field in (packed.fields or {}).items()}
+    aligned_offsets = {name: field[1] for name, field in (np.dtype(fields, align=True).fields or {}).items()}
+    for name, offset in packed_offsets.items():
+        if offset != aligned_offsets[name]:
             raise ValueError(f"state field {name!r} is not aligned; list the widest fields first")
     tail = -packed.itemsize % 8
     if tail:
-        fields = list(fields) + [("_pad", np.uint8, (tail,))]
+        fields = fields + [("_pad", np.uint8, (tail,))]
     return np.dtype(fields, align=True)
 
 
@@ -197,12 +204,12 @@ def register(module: ModuleType) -> None:
     link_record_type(dtype, module.__name__)
 
 
-def registered_modules() -> list:
+def registered_modules() -> list[ModuleType]:
     """The kernel modules of every registered game, in registration order."""
     return list(_KERNELS.values())
 
 
-def kernels_for(state_or_dtype):
+def kernels_for(state_or_dtype: Any) -> ModuleType:
     """The kernel module for a state record, a state array, a dtype or a numba record type."""
     dtype = getattr(state_or_dtype, "dtype", state_or_dtype)
     if not isinstance(dtype, np.dtype):
@@ -217,7 +224,7 @@ def kernels_for(state_or_dtype):
 # overload that links the game's own kernel at compile time.
 
 
-def legal_moves(s, out):
+def legal_moves(s: Record, out: np.ndarray) -> int:
     return kernels_for(s).legal_moves(s, out)
 
 
@@ -227,7 +234,7 @@ def _legal_moves(s, out):
     return lambda s, out: impl(s, out)
 
 
-def apply_move(s, move):
+def apply_move(s: Record, move: int) -> None:
     return kernels_for(s).apply_move(s, move)
 
 
@@ -237,7 +244,7 @@ def _apply_move(s, move):
     return lambda s, move: impl(s, move)
 
 
-def is_terminal(s):
+def is_terminal(s: Record) -> bool:
     return kernels_for(s).is_terminal(s)
 
 
@@ -247,7 +254,7 @@ def _is_terminal(s):
     return lambda s: impl(s)
 
 
-def current_player(s):
+def current_player(s: Record) -> int:
     return kernels_for(s).current_player(s)
 
 
@@ -257,7 +264,7 @@ def _current_player(s):
     return lambda s: impl(s)
 
 
-def outcome(s):
+def outcome(s: Record) -> float:
     return kernels_for(s).outcome(s)
 
 
@@ -267,7 +274,7 @@ def _outcome(s):
     return lambda s: impl(s)
 
 
-def score(s):
+def score(s: Record) -> int:
     return kernels_for(s).score(s)
 
 
@@ -277,7 +284,7 @@ def _score(s):
     return lambda s: impl(s)
 
 
-def heuristic(s):
+def heuristic(s: Record) -> float:
     return kernels_for(s).heuristic(s)
 
 
@@ -287,7 +294,7 @@ def _heuristic(s):
     return lambda s: impl(s)
 
 
-def state_hash(s):
+def state_hash(s: Record) -> int:
     return kernels_for(s).state_hash(s)
 
 
@@ -297,7 +304,7 @@ def _state_hash(s):
     return lambda s: impl(s)
 
 
-def illegal_reason(s, move):
+def illegal_reason(s: Record, move: int) -> int:
     return kernels_for(s).illegal_reason(s, move)
 
 
@@ -307,7 +314,7 @@ def _illegal_reason(s, move):
     return lambda s, move: impl(s, move)
 
 
-def observe(s, player, view):
+def observe(s: Record, player: int, view: Record) -> None:
     return kernels_for(s).observe(s, player, view)
 
 
@@ -317,7 +324,7 @@ def _observe(s, player, view):
     return lambda s, player, view: impl(s, player, view)
 
 
-def sample_world(view, rng, world):
+def sample_world(view: Record, rng: np.ndarray, world: Record) -> bool:
     return kernels_for(view).sample_world(view, rng, world)
 
 
@@ -327,7 +334,7 @@ def _sample_world(view, rng, world):
     return lambda view, rng, world: impl(view, rng, world)
 
 
-def write_observation(s, player, out):
+def write_observation(s: Record, player: int, out: np.ndarray) -> None:
     return kernels_for(s).write_observation(s, player, out)
 
 
@@ -337,7 +344,7 @@ def _write_observation(s, player, out):
     return lambda s, player, out: impl(s, player, out)
 
 
-def redraw_start(s, rng, code):
+def redraw_start(s: Record, rng: np.ndarray, code: int) -> None:
     return kernels_for(s).redraw_start(s, rng, code)
 
 
@@ -347,7 +354,7 @@ def _redraw_start(s, rng, code):
     return lambda s, rng, code: impl(s, rng, code)
 
 
-def max_moves(s):
+def max_moves(s: Record) -> int:
     """The most legal moves of any state of ``s``'s variant (for sizing move buffers)."""
     module = kernels_for(s)
     return module.move_capacity(s) if hasattr(module, "move_capacity") else module.MAX_MOVES
@@ -363,7 +370,7 @@ def _max_moves(s):
     return lambda s: n
 
 
-def move_bound(s):
+def move_bound(s: Record) -> int:
     return kernels_for(s).MOVE_BOUND
 
 
@@ -382,7 +389,7 @@ NO_ENDGAME_VALUE = np.iinfo(np.int64).min
 UNBOUNDED_MARGIN = 1 << 30
 
 
-def has_margin(s) -> bool:
+def has_margin(s: Record) -> bool:
     """Whether the game of ``s`` declares a margin (else it is solved to win, draw or loss); a
     game whose variants differ says so with a plain-Python ``has_margin(s)``."""
     module = kernels_for(s)
@@ -399,7 +406,7 @@ def _outcome_margin(s):
     return np.int64(1) if v > 0 else (np.int64(-1) if v < 0 else np.int64(0))
 
 
-def margin(s):
+def margin(s: Record) -> int:
     module = kernels_for(s)
     return module.margin(s) if hasattr(module, "margin") else _outcome_margin(s)
 
@@ -411,7 +418,7 @@ def _margin(s):
     return lambda s: impl(s)
 
 
-def margin_bounds(s):
+def margin_bounds(s: Record) -> tuple[int, int]:
     module = kernels_for(s)
     if hasattr(module, "margin_bounds"):
         return module.margin_bounds(s)
@@ -428,7 +435,7 @@ def _margin_bounds(s):
     return lambda s: (np.int64(-bound), np.int64(bound))
 
 
-def solve_key(s):
+def solve_key(s: Record) -> int:
     module = kernels_for(s)
     return module.solve_key(s) if hasattr(module, "solve_key") else module.state_hash(s)
 
@@ -440,7 +447,7 @@ def _solve_key(s):
     return lambda s: impl(s)
 
 
-def endgame_value(s, db, k):
+def endgame_value(s: Record, db: np.ndarray, k: int) -> int:
     module = kernels_for(s)
     return module.endgame_value(s, db, k) if hasattr(module, "endgame_value") else NO_ENDGAME_VALUE
 
@@ -455,7 +462,7 @@ def _endgame_value(s, db, k):
     return lambda s, db, k: none
 
 
-def new_states(s, n):
+def new_states(s: Record, n: int) -> np.ndarray:
     """An uninitialised array of ``n`` states of the same game as ``s``."""
     return np.empty(n, kernels_for(s).STATE_DTYPE)
 

@@ -7,37 +7,36 @@ search's hot path.
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 import secrets
 import textwrap
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 
 from board_arena.engines import contract
+from board_arena.engines.actions import (
+    ActionSpace,
+    actions_of_moves,
+    move_to_action,
+    write_action_mask,
+)
+from board_arena.engines.errors import IllegalMoveError, VariantError, shown
+from board_arena.engines.registry import make
 
-__all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP"]
+__all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP", "shown"]
+
+# What a game's family and preset names are made of (they appear in specs, paths and URLs).
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 #: The end reason of a game stopped as a draw by a ply cap (a bound for machines, not a rule):
 #: the arena counts such games apart.
 PLY_CAP = "ply cap"
-
-
-class IllegalMoveError(ValueError):
-    """A move that is not legal in the position (the message says which rule it breaks)."""
-
-
-class VariantError(ValueError):
-    """An unknown game, an unknown variant parameter or a value out of its range."""
-
-
-def shown(value: Any, limit: int = 40) -> str:
-    """``repr(value)`` as an error message echoes what a user typed: at most a short prefix, so
-    that an absurd argument gives a short message."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def wrap_paragraphs(text: str, width: int = 96) -> str:
@@ -154,10 +153,21 @@ class Param:
 class Game:
     """A game variant: the rules fixed by a preset and its parameters.
 
-    Subclasses set the class attributes below and implement ``_init_record``, ``format_move``,
-    ``parse_move`` and ``render``. Make games with :func:`engines.make`, not by calling the class.
+    A game is a subclass registered with :func:`engines.register_game`: it sets the class
+    attributes below (``family``, ``PARAMS``, ``PRESETS``, ``kernels``) and implements the methods
+    listed in :data:`Game.REQUIRED` (the start record, the notation, the rendering, the board as
+    data, the words for its illegal-move codes, its action table and observation shape). The
+    browser's clicks, highlights and drawing, and endgame databases, have defaults that a game
+    may override. Make games with :func:`engines.make`, not by calling the class.
     """
 
+    #: The methods a game must implement (the base class has no meaningful default for them).
+    REQUIRED: ClassVar[tuple[str, ...]] = (
+        "_init_record", "format_move", "parse_move", "render", "_board", "_reason_words",
+        "_action_moves", "observation_shape",
+    )
+
+    #: The name of the game's family (one per ``Game`` subclass); the page's drawings are keyed by it.
     family: ClassVar[str]
     #: Variant parameters, in the order they are listed.
     PARAMS: ClassVar[tuple[Param, ...]]
@@ -172,8 +182,48 @@ class Game:
     summary: ClassVar[str] = ""
     #: The rules in a few lines and how to write a move, for a person at the terminal.
     HELP: ClassVar[str] = ""
+    #: The page's drawing of the game (``arena serve``): a JavaScript file beside the module that
+    #: defines the class, which calls ``registerDrawing(family, draw)`` (see
+    #: ``engines/mancala/web.js``). None: the page shows the text rendering and a button per
+    #: legal move.
+    web_drawing: ClassVar[str | None] = None
+    #: Buttons the page shows beside the board whether or not their move is legal now, as
+    #: ``(click, label)`` (Dominoes: ``("draw", "Draw a tile")``). A legal move of one click that
+    #: the drawing does not show gets a button anyway.
+    click_buttons: ClassVar[tuple[tuple[str, str], ...]] = ()
 
-    def __init__(self, preset: str, **params: Any):
+    @classmethod
+    def _check_definition(cls) -> None:
+        """Raises TypeError unless the class defines what :func:`engines.register_game` needs."""
+        missing = [name for name in ("family", "PARAMS", "PRESETS", "kernels") if not hasattr(cls, name)]
+        missing += [name for name in cls.REQUIRED if getattr(cls, name) is getattr(Game, name)]
+        if missing:
+            raise TypeError(f"{cls.__module__}.{cls.__qualname__} is not a complete game: it lacks {', '.join(missing)}")
+        if not isinstance(cls.family, str) or not _NAME.fullmatch(cls.family):
+            raise TypeError(f"{cls.__qualname__}.family must be a name of letters, digits, - and _, not {shown(cls.family)}")
+        if not isinstance(cls.PRESETS, dict) or not cls.PRESETS:
+            raise TypeError(f"{cls.__qualname__}.PRESETS must map one or more preset names to parameter values")
+        for preset in cls.PRESETS:
+            if not isinstance(preset, str) or not _NAME.fullmatch(preset):
+                raise TypeError(f"{cls.__qualname__}: preset {shown(preset)} is not a name of letters, digits, - and _")
+        if not isinstance(cls.kernels, ModuleType):
+            raise TypeError(f"{cls.__qualname__}.kernels must be the game's kernel module, not {shown(cls.kernels)}")
+
+    @classmethod
+    def drawing_file(cls) -> Path | None:
+        """The file of :attr:`web_drawing` (None when the game has no drawing of its own).
+
+        Raises:
+            ValueError: the file named is not there.
+        """
+        if cls.web_drawing is None:
+            return None
+        path = Path(inspect.getfile(cls)).resolve().parent / cls.web_drawing
+        if not path.is_file():
+            raise ValueError(f"{cls.__qualname__}.web_drawing names {cls.web_drawing!r}, which is not in {path.parent}")
+        return path
+
+    def __init__(self, preset: str, **params: Any) -> None:
         if preset not in self.PRESETS:
             raise VariantError(f"unknown preset {shown(preset)} of {self.family}; presets: {', '.join(self.PRESETS)}")
         by_name = {p.name: p for p in self.PARAMS}
@@ -210,10 +260,12 @@ class Game:
 
     @property
     def max_moves(self) -> int:
+        """The most legal moves of any position of any variant of the game (``MAX_MOVES``)."""
         return self.kernels.MAX_MOVES
 
     @property
     def move_bound(self) -> int:
+        """Move ids are ints in ``[0, move_bound)``."""
         return self.kernels.MOVE_BOUND
 
     @property
@@ -242,12 +294,10 @@ class Game:
     # -- learning: actions and observations -----------------------------------------------------
 
     @property
-    def action_space(self):
+    def action_space(self) -> ActionSpace:
         """This variant's :class:`engines.actions.ActionSpace` (built once, then kept)."""
         space = self.__dict__.get("_action_space")
         if space is None:
-            from board_arena.engines.actions import ActionSpace
-
             space = ActionSpace.from_moves(self._action_moves(), self.move_bound)
             self.__dict__["_action_space"] = space
         return space
@@ -270,22 +320,18 @@ class Game:
         Raises:
             ValueError: ``move`` is no move of this variant.
         """
-        from board_arena.engines.actions import move_to_action
-
         action = int(move_to_action(int(move), *self.action_space.tables()[1:]))
         if action < 0:
             raise ValueError(f"move {move} is no move of {self.name}; moves are the ids legal_moves() gives")
         return action
 
-    def actions_of(self, moves) -> np.ndarray:
+    def actions_of(self, moves: Sequence[int] | np.ndarray) -> np.ndarray:
         """The action indices of a sequence of move ids (int64 array; ValueError if one has none)."""
-        from board_arena.engines.actions import actions_of_moves
-
-        moves = np.asarray(moves, dtype=np.int64)
-        out = np.empty(len(moves), np.int64)
-        actions_of_moves(moves, *self.action_space.tables()[1:], out)
+        ids = np.asarray(moves, dtype=np.int64)
+        out = np.empty(len(ids), np.int64)
+        actions_of_moves(ids, *self.action_space.tables()[1:], out)
         if (out < 0).any():
-            raise ValueError(f"move {int(moves[np.argmax(out < 0)])} is no move of {self.name}")
+            raise ValueError(f"move {int(ids[np.argmax(out < 0)])} is no move of {self.name}")
         return out
 
     def move_of(self, action: int) -> int:
@@ -300,8 +346,6 @@ class Game:
 
     def legal_action_mask(self, state: "State") -> np.ndarray:
         """bool[num_actions]: True at the actions of ``state``'s legal moves."""
-        from board_arena.engines.actions import write_action_mask
-
         mask = np.zeros((1, self.num_actions), np.bool_)
         moves = np.empty(self.kernels.MAX_MOVES, np.int64)
         if write_action_mask(state.data, moves, *self.action_space.tables()[1:], mask, 0) < 0:
@@ -343,7 +387,7 @@ class Game:
 
     # -- to implement --------------------------------------------------------------------------
 
-    def _init_record(self, record, seed: int | None) -> None:
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         raise NotImplementedError
 
     def format_move(self, state: "State", move: int) -> str:
@@ -443,6 +487,72 @@ class Game:
         head = "draw" if outcome == 0 else f"{self.player_names[0 if outcome > 0 else 1]} wins"
         return f"{head} (score {state.score():+d} for {self.player_names[0]})"
 
+    # -- the browser (arena serve): moves as clicks, what to mark, the board's layout ---------
+    #
+    # A move is made on the page by clicking elements of the game's drawing in turn (a pit; a
+    # cow then a point; a tile then an end of the line); each element carries a name, and these
+    # methods translate between moves and those names, so that the page keeps no rule of its
+    # own. The defaults fit a game without a drawing: one click per move, named as the move.
+
+    def move_clicks(self, state: "State", move: int) -> list[str]:
+        """The names of the elements a person clicks, in order, to make ``move`` (legal in
+        ``state``). Two legal moves never have the same clicks; where one move's clicks begin
+        another's, the page offers to stop there.
+
+        Default: one click, named as the move is written (the buttons of a game without a
+        drawing).
+        """
+        return [self.format_move(state, move)]
+
+    def move_from_clicks(self, state: "State", clicks: Sequence[str]) -> str:
+        """The notation that ``clicks`` spell in ``state``: the inverse of :meth:`move_clicks`
+        for legal moves; for other clicks a move the engine then refuses with its reason.
+
+        Raises:
+            ValueError: the clicks spell no move at all (the message says what to click).
+        """
+        if len(clicks) != 1:
+            raise ValueError("click one move")
+        return clicks[0]
+
+    def click_prompt(self, state: "State", clicks: Sequence[str]) -> str | None:
+        """What the page tells a person who has clicked ``clicks`` (the start of one or more
+        legal moves' clicks), or None for nothing in particular (Morabaraba: a mill, shoot)."""
+        return None
+
+    def highlights(self, state: "State") -> list[list[str]]:
+        """Groups of element names that the page marks after the last move (Morabaraba: the
+        points of each mill it formed); default none."""
+        return []
+
+    def board_layout(self) -> dict[str, Any]:
+        """What a drawing of this variant needs beyond :meth:`State.board`, as plain data that
+        never changes during a game (Morabaraba: the lines between its points); default none."""
+        return {}
+
+    # -- endgame databases ---------------------------------------------------------------------
+
+    #: True when the game implements :meth:`endgame_database` (and its kernels ``endgame_value``).
+    has_endgame_databases: ClassVar[bool] = False
+
+    def endgame_database(
+        self, state: "State", size: int, *, build_missing: bool = False, progress: bool = False
+    ) -> tuple[np.ndarray, int] | None:
+        """The endgame database ``(db, size)`` of ``state``'s variant that the game's
+        ``endgame_value`` kernel reads (positions up to ``size``: seeds on a Kalah board), from
+        the cache folder; None when it is not there and ``build_missing`` is false (else it is
+        built once, with a progress bar if ``progress``).
+
+        Raises:
+            ValueError: the game has no endgame databases, or ``size`` is out of range.
+        """
+        raise ValueError(f"{self.name} has no endgame databases")
+
+    def check_endgame_database(self, state: "State", db: np.ndarray, size: int) -> None:
+        """Raises ValueError unless ``(db, size)`` can be an endgame database of ``state``'s
+        variant (the compiled lookup does not check its index)."""
+        raise ValueError(f"{self.name} has no endgame databases")
+
 
 class State:
     """A position of a game, with the moves that led to it.
@@ -480,7 +590,7 @@ class State:
         self.viewer = viewer
 
     @property
-    def data(self):
+    def data(self) -> np.void:
         """The state record (a view into this state's own buffer)."""
         return self._buf[0]
 
@@ -763,8 +873,6 @@ class GameRecord:
         Raises:
             ValueError: a move of the record is unreadable or illegal (the message gives the ply).
         """
-        from board_arena.engines.registry import make
-
         state = make(self.game, **self.params).new_initial_state(self.seed)
         for ply, text in enumerate(self.moves, start=1):
             yield state, text

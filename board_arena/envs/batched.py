@@ -18,6 +18,8 @@ the cost per step is the game's own move, mask and observation, with no Python i
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from board_arena import engines
@@ -60,7 +62,7 @@ class BatchedEnv:
         ValueError: ``num_envs`` below 1.
     """
 
-    def __init__(self, game: str | Game, num_envs: int, seed: int = 0, **params):
+    def __init__(self, game: str | Game, num_envs: int, seed: int = 0, **params: Any) -> None:
         self.game = engines.make(game, **params) if isinstance(game, str) else game
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an integer of at least 1, not {num_envs!r}")
@@ -88,7 +90,7 @@ class BatchedEnv:
         self._views = (self.obs, self.mask, self.rewards, self.dones)
         self.reset()
 
-    def reset(self):
+    def reset(self) -> tuple[np.ndarray, np.ndarray]:
         """Every slot a new game (the seed's sequence starts over); returns ``(obs, mask)``."""
         for i in range(self.num_envs):
             self._rngs[i] = rng_from_seed(self.seed * 1_000_003 + i + 1)
@@ -99,7 +101,7 @@ class BatchedEnv:
         self._dones[:] = False
         return self.obs, self.mask
 
-    def step(self, actions):
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Plays one action in every game; returns ``(obs, mask, rewards, dones)``.
 
         ``rewards`` (float32 ``[N, 2]``): player 0's and player 1's result (1 win, 0 draw, -1
@@ -121,7 +123,7 @@ class BatchedEnv:
             )
         return self._views
 
-    def step_random(self):
+    def step_random(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Plays a uniformly random legal action in every game (random self-play, drawn from the
         environment's seed) in one compiled call; returns ``(actions, obs, mask, rewards, dones)``."""
         actions = self._actions
@@ -129,7 +131,7 @@ class BatchedEnv:
                      *self._tables, self._obs, self._masks, self._rewards, self._dones, self._to_play, self._moves)
         return (self._read_only(actions), *self._views)
 
-    def afterstates(self):
+    def afterstates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """What each legal action leads to, for afterstate learners (TD learning of a value of
         the position after a move): ``(obs, again, terminal, value)`` with ``obs`` float32
         ``[N, num_actions, *observation_shape]`` seen by the player to move now, ``again`` bool

@@ -1,6 +1,6 @@
 """Gymnasium single-agent environments: one seat of a game against an agent of the registry
 (needs the ``rl`` extra). Importing this module registers ``board-arena/<game>-v0`` for every
-preset:
+preset, also of games registered after the import:
 
     >>> import gymnasium as gym
     >>> import board_arena.envs.gymnasium_env  # registers the ids
@@ -20,6 +20,8 @@ Morabaraba's ply cap is truncated. An illegal action ends the episode as a loss 
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -43,7 +45,7 @@ class BoardArenaEnv(gym.Env):
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(self, game: str = "kalah", opponent: str = "random", seat: int = 0,
-                 illegal: str = "lose", render_mode: str | None = None, **params):
+                 illegal: str = "lose", render_mode: str | None = None, **params: Any) -> None:
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, not {seat!r}")
         if illegal not in ("lose", "raise"):
@@ -68,7 +70,7 @@ class BoardArenaEnv(gym.Env):
             raise ValueError("no episode yet: call reset() first")
         return self.state
 
-    def _info(self, **extra) -> dict:
+    def _info(self, **extra: Any) -> dict[str, Any]:
         mask = np.zeros(self.game.num_actions, np.int8)
         if not self._game.is_terminal():
             mask[self._game.legal_action_mask()] = 1
@@ -87,7 +89,7 @@ class BoardArenaEnv(gym.Env):
         truncated = self._game.end_reason == PLY_CAP
         return reward, not truncated, truncated
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         start_seed, agent_seed = (int(x) for x in self.np_random.integers(2**62, size=2))
         self.opponent = agents.make_agent(self.opponent_spec, seed=agent_seed)
@@ -100,7 +102,7 @@ class BoardArenaEnv(gym.Env):
             return self.reset()
         return self.game.observation(self._game, self.seat), self._info()
 
-    def step(self, action):
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self.state is None or self._game.is_terminal():
             raise ValueError("the episode is over: call reset() first")
         legal = self._game.legal_action_mask()
@@ -115,14 +117,15 @@ class BoardArenaEnv(gym.Env):
         reward, terminated, truncated = self._result()
         return self.game.observation(self._game, self.seat), reward, terminated, truncated, self._info()
 
-    def render(self):
+    def render(self) -> str | None:
         if self.render_mode == "ansi":
             return self._game.render()
         return None
 
 
 def register_all() -> None:
-    """Registers ``board-arena/<preset>-v0`` for every preset (done once at import)."""
+    """Registers ``board-arena/<preset>-v0`` for every preset of every registered game (done at
+    import, and again for each game registered later)."""
     for name in engines.available_games():
         env_id = f"board-arena/{name}-v0"
         if env_id not in gym.registry:
@@ -130,3 +133,4 @@ def register_all() -> None:
 
 
 register_all()
+engines.on_game_registered(lambda cls: register_all())

@@ -21,6 +21,8 @@ reported as truncated. An illegal action raises :class:`envs.IllegalActionError`
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -39,7 +41,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
 
     metadata = {"render_modes": ["ansi", "human"], "name": "board_arena_v0", "is_parallelizable": False}
 
-    def __init__(self, game: str = "kalah", render_mode: str | None = None, **params):
+    def __init__(self, game: str = "kalah", render_mode: str | None = None, **params: Any) -> None:
         super().__init__()
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
@@ -61,10 +63,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         self._seeds = np.random.default_rng()
         self.state_: State | None = None
 
-    def observation_space(self, agent):
+    def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent):
+    def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -94,7 +96,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
             mask[self._game.legal_action_mask()] = 1
         return {"observation": self.game.observation(self._game, player), "action_mask": mask}
 
-    def step(self, action) -> None:
+    def step(self, action: int | np.integer | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -120,7 +122,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         if self.render_mode == "human":
             self.render()
 
-    def render(self):
+    def render(self) -> str | None:
         if self.render_mode is None:
             return None
         text = self._game.render()
@@ -133,7 +135,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         pass
 
 
-def env(game: str = "kalah", render_mode: str | None = None, **params) -> AECEnv:
+def env(game: str = "kalah", render_mode: str | None = None, **params: Any) -> AECEnv:
     """The AEC environment of ``game`` with PettingZoo's order-enforcing wrapper (an action
     before ``reset`` or after the end is refused)."""
     return wrappers.OrderEnforcingWrapper(raw_env(game, render_mode=render_mode, **params))

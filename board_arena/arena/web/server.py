@@ -4,12 +4,16 @@ Routes (every error is a 4xx with ``{"error": one line}``):
 
 - ``GET /`` and ``GET /static/<file>``: the page; only the files shipped in ``static/`` are
   served, looked up by name in a listing made at start (no path from a request touches the disk).
-- ``GET /api/catalog``: games, presets, parameters, agents and default opponents.
+- ``GET /games/<family>.js``: the drawing of a registered game family (the file its ``Game``
+  class declares as ``web_drawing``, beside its module); a game without one is drawn by the page
+  as its text rendering with a button per legal click.
+- ``GET /api/catalog``: games, presets, parameters, drawings, agents and default opponents.
 - ``POST /api/games`` ``{game, params, seats: [spec or null, spec or null], seed, random_side}``:
   a new game (``null`` is the person's seat; two specs make a spectator game; ``random_side``
   swaps the seats or not by the seed); returns its view.
 - ``GET /api/games/<id>``: the view; ``POST /api/games/<id>/move`` ``{move}`` (notation) or
-  ``{clicks}``; ``POST .../agent`` (the agent to move plays); ``POST .../hint``; ``POST .../undo``;
+  ``{clicks}`` (the names of the board elements clicked, which the game's ``move_from_clicks``
+  turns into its notation); ``POST .../agent`` (the agent to move plays); ``POST .../hint``; ``POST .../undo``;
   ``GET .../record``: the game record (replays with ``arena replay``).
 - ``GET /api/runs``, ``GET /api/runs/<name>``, ``GET /api/runs/<name>/plot/<file>``,
   ``GET /api/runs/<name>/games/<id>``: finished tournament runs of the runs folder.
@@ -34,7 +38,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from board_arena import agents, engines
-from board_arena.arena.web.clicks import clicks_text, move_clicks
 from board_arena.engines.game import State
 
 __all__ = ["GameServer", "make_server", "serve"]
@@ -95,13 +98,15 @@ class GameSession:
         return self.game.perfect_information or self.human is None or self.state.is_terminal()
 
     def view(self, session_id: str) -> dict[str, Any]:
+        """What the page draws: the board, the moves as clicks, what to mark and say."""
         state = self.state
         seen = self.seen_state()
-        board = seen.board()
+        game = self.game
         terminal = state.is_terminal()
         to_move = None if terminal else state.current_player
         human_turn = to_move is not None and to_move == self.human
-        view: dict[str, Any] = {
+        moves = [{"name": seen.format_move(m), "clicks": game.move_clicks(seen, m)} for m in seen.legal_moves()] if human_turn else []
+        return {
             "id": session_id,
             "game": self.game.name,
             "family": self.game.family,
@@ -111,20 +116,16 @@ class GameSession:
             "record_ready": self.reveals_all(),
             "seats": self.specs,
             "human": self.human,
-            "board": board,
-            "status": self.game.status_line(state),
-            "moves": [{"name": seen.format_move(m), "clicks": move_clicks(seen, m)} for m in seen.legal_moves()] if human_turn else [],
+            **drawing_data(seen),
+            "status": game.status_line(state),
+            "moves": moves,
+            "prompts": _prompts(seen, moves),
+            "buttons": [list(button) for button in game.click_buttons],
             "agent_to_move": to_move is not None and self.agents[to_move] is not None,
             "log": self.log,
             "can_undo": bool(self.undo_stack),
             "result": self._result() if terminal else None,
         }
-        if self.game.family == "morabaraba":
-            from board_arena.engines.morabaraba.board import POINT_NAMES, lines_of
-
-            view["lines"] = [[POINT_NAMES[p] for p in line] for line in lines_of(self.game.params["diagonals"])]
-            view["mill"] = self._last_mill(view["lines"], board)
-        return view
 
     def _result(self) -> str:
         text = self.game.result_text(self.state)
@@ -134,19 +135,6 @@ class GameSession:
             verdict = "Draw." if winner is None else ("You win!" if winner == self.human else "The agent wins.")
             text = f"{verdict} {text}"
         return f"{text}; {reason}" if reason and reason not in text else text
-
-    def _last_mill(self, lines: list[list[str]], board: dict) -> list[str] | None:
-        """The mill formed by the last move when it shot (the page outlines it)."""
-        if not self.log or "x" not in self.log[-1]["move"]:
-            return None
-        last = self.log[-1]
-        head = last["move"].split("x")[0]
-        point = head.split("-")[-1]
-        owner = board["points"][board["point_names"].index(point)]
-        for line in lines:
-            if point in line and all(board["points"][board["point_names"].index(p)] == owner for p in line):
-                return line
-        return None
 
     # -- actions -------------------------------------------------------------------------------
 
@@ -166,7 +154,7 @@ class GameSession:
             if not isinstance(clicks, list) or not clicks or len(clicks) > 20 or not all(isinstance(c, str) and len(c) < 20 for c in clicks):
                 raise RequestError(400, "clicks must be a non-empty list of board element names")
             try:
-                text = clicks_text(seen, clicks)
+                text = self.game.move_from_clicks(seen, clicks)
             except ValueError as error:
                 raise RequestError(422, str(error)) from None
         else:
@@ -210,7 +198,7 @@ class GameSession:
             adviser = agents.make_agent(DEFAULT_OPPONENTS[self.game.perfect_information], seed=self.seed)
         seen = self.seen_state()
         found = adviser.search(seen)
-        return {"move": seen.format_move(found.move), "clicks": move_clicks(seen, found.move), "summary": found.summary()}
+        return {"move": seen.format_move(found.move), "clicks": self.game.move_clicks(seen, found.move), "summary": found.summary()}
 
     def undo(self) -> None:
         if not self.undo_stack:
@@ -250,6 +238,7 @@ class GameServer:
             games.append({
                 "name": name, "family": cls.family, "summary": cls.summary,
                 "perfect_information": cls.perfect_information,
+                "drawing": f"/games/{cls.family}.js" if cls.web_drawing else None,
                 "params": [{**param(p), "default": preset.get(p.name, p.default)} for p in cls.PARAMS],
                 "default_opponent": DEFAULT_OPPONENTS[cls.perfect_information],
                 "help": engines.make(name).help_text(),
@@ -311,6 +300,18 @@ class GameServer:
             oldest = min(self.sessions, key=lambda k: self.sessions[k].last_used)
             del self.sessions[oldest]
 
+    def drawing(self, family: str) -> Path:
+        """The drawing file of a registered game family (only files that a game class declares)."""
+        for cls in engines.game_classes():
+            if cls.family == family:
+                try:
+                    path = cls.drawing_file()
+                except ValueError as error:
+                    raise RequestError(404, str(error)) from None
+                if path is not None:
+                    return path
+        raise RequestError(404, f"no drawing of a game family {family!r}")
+
     # -- runs ----------------------------------------------------------------------------------
 
     def run_names(self) -> list[str]:
@@ -349,12 +350,13 @@ class GameServer:
             record = run.game_record(game_id)
         except ValueError as error:
             raise RequestError(404, str(error)) from None
-        positions = [{"board": state.board(), "move": move} for state, move in record.positions()]
-        game = engines.make(record.game, **record.params)
-        final = record.replay()
+        states = list(record.positions())
+        positions = [{**drawing_data(state, layout=False), "move": move} for state, move in states]
+        final = states[-1][0]
+        game = final.game
         return {"game": record.game, "family": game.family, "players": record.metadata["players"],
-                "positions": positions, "result": _with_reason(game.result_text(final), final.end_reason),
-                **({"lines": _morabaraba_lines(game)} if game.family == "morabaraba" else {})}
+                "positions": positions, "layout": game.board_layout(),
+                "result": _with_reason(game.result_text(final), final.end_reason)}
 
     def run_plot(self, name: str, plot: str) -> Path:
         if plot not in PLOTS:
@@ -369,10 +371,29 @@ def _with_reason(text: str, reason: str | None) -> str:
     return f"{text}; {reason}" if reason and reason not in text else text
 
 
-def _morabaraba_lines(game: engines.Game) -> list[list[str]]:
-    from board_arena.engines.morabaraba.board import POINT_NAMES, lines_of
+def drawing_data(state: State, layout: bool = True) -> dict[str, Any]:
+    """What a drawing of ``state`` is made from (see ``static/boards.js``): the board, the
+    variant's layout (unless ``layout`` is false: a replay sends it once), the groups to mark
+    after the last move, and for a game without a drawing of its own its text rendering."""
+    game = state.game
+    data: dict[str, Any] = {"board": state.board(), "highlights": game.highlights(state)}
+    if layout:
+        data["layout"] = game.board_layout()
+    if game.web_drawing is None:
+        data["text"] = state.render()
+    return data
 
-    return [[POINT_NAMES[p] for p in line] for line in lines_of(game.params["diagonals"])]
+
+def _prompts(state: State, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The game's words for the clicks made so far, for each start of a legal move's clicks
+    that has any (``Game.click_prompt``)."""
+    starts = sorted({tuple(m["clicks"][:i]) for m in moves for i in range(1, len(m["clicks"]))})
+    prompts = []
+    for clicks in starts:
+        text = state.game.click_prompt(state, list(clicks))
+        if text:
+            prompts.append({"clicks": list(clicks), "text": text})
+    return prompts
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -432,6 +453,9 @@ class Handler(BaseHTTPRequestHandler):
             if match.group(1) not in g.static_files:
                 raise RequestError(404, f"no file {match.group(1)!r}")
             return self._file(g.static_files[match.group(1)])
+        match = re.fullmatch(r"/games/([A-Za-z0-9_-]{1,64})\.js", path)
+        if method == "GET" and match:
+            return self._file(g.drawing(match.group(1)))
         if method == "GET" and path == "/api/catalog":
             return self._json(g.catalog())
         if method == "POST" and path == "/api/games":

@@ -37,16 +37,13 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import ClassVar
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
 from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.dominoes import kernels
 from board_arena.engines.game import Game, Param, State, VariantError, wrap_paragraphs
-
-contract.register(kernels)
 
 _MOVE = re.compile(
     r"^\s*\[?\s*(\d)\s*[-:|/ ]?\s*(\d)\s*\]?\s*(l|r|left|right)?\s*$",
@@ -83,6 +80,8 @@ class Dominoes(Game):
     summary = "draw dominoes with hidden hands: double-six, 7 tiles each, greatest tile leads"
     kernels: ClassVar[ModuleType] = kernels
     perfect_information = False
+    web_drawing = "web.js"
+    click_buttons = (("draw", "Draw a tile"), ("pass", "Pass"))
 
     @property
     def random_start(self) -> bool:
@@ -115,7 +114,7 @@ You see your own hand, the line and how many tiles the others hold.
 Write a move as the tile and the end: 6-4L (left end) or 6-4R (right end); 6-4 alone when the tile
 fits only one way.{draw_words}"""
 
-    def help_text(self):
+    def help_text(self) -> str:
         p = self.params
         if p["drawing"]:
             drawing = (
@@ -147,7 +146,7 @@ fits only one way.{draw_words}"""
             self.params["block_rule"]
         ]
 
-    def _check_params(self):
+    def _check_params(self) -> None:
         if 2 * self.params["hand_size"] > self.n_tiles:
             raise VariantError(
                 f"{self.name}: hand_size={self.params['hand_size']} is too large for the double-"
@@ -155,12 +154,12 @@ fits only one way.{draw_words}"""
             )
 
     @property
-    def observation_shape(self):
+    def observation_shape(self) -> tuple[int, ...]:
         """``(4 * n_tiles + 6,)``: tile planes and counts from the player's view
         (``kernels.write_observation``)."""
         return (4 * self.n_tiles + kernels.OBSERVATION_SCALARS,)
 
-    def _action_moves(self):
+    def _action_moves(self) -> np.ndarray:
         # The move ids are dense already: tile and end, then draw (the draw game) and pass.
         moves = list(range(2 * self.n_tiles))
         if self.params["drawing"]:
@@ -168,7 +167,7 @@ fits only one way.{draw_words}"""
         moves.append(kernels.MOVE_PASS)
         return np.array(moves, dtype=np.int64)
 
-    def _init_record(self, record, seed):
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         p = self.params
         rng = rng_from_seed(0 if seed is None else seed)
         kernels.init_state(record, p["max_pips"], p["hand_size"], int(p["drawing"]), self._block_code, rng)
@@ -223,7 +222,7 @@ fits only one way.{draw_words}"""
 
     # -- notation ------------------------------------------------------------------------------
 
-    def format_move(self, state, move):
+    def format_move(self, state: State, move: int) -> str:
         if move == kernels.MOVE_DRAW:
             return "draw"
         if move == kernels.MOVE_PASS:
@@ -233,7 +232,7 @@ fits only one way.{draw_words}"""
             return name
         return name + ("R" if move & 1 else "L")
 
-    def _single_move(self, state, tile):
+    def _single_move(self, state: State, tile: int) -> bool:
         """True when ``tile`` has at most one move here (lead, equal ends, or fits one end only)."""
         left, right = (int(e) for e in state.data["ends"])
         if left < 0 or left == right:
@@ -242,7 +241,7 @@ fits only one way.{draw_words}"""
         pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
         return not (left in pips and right in pips)
 
-    def parse_move(self, state, text):
+    def parse_move(self, state: State, text: str) -> int:
         word = text.strip().lower()
         if word in _DRAW_WORDS:
             return kernels.MOVE_DRAW
@@ -274,12 +273,30 @@ fits only one way.{draw_words}"""
             return 2 * tile + int(fits_right)
         return 2 * tile + int(side.startswith("r"))
 
+    # -- the browser: a tile of the hand, then the end of the line when it fits both ---------
+
+    def move_clicks(self, state: State, move: int) -> list[str]:
+        if move >= kernels.MOVE_DRAW:
+            return [self.format_move(state, move)]
+        tile = f"tile-{tile_name(self.params['max_pips'], move >> 1)}"
+        if self._single_move(state, move >> 1):  # the notation names no end either
+            return [tile]
+        return [tile, "end-" + ("R" if move & 1 else "L")]
+
+    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
+        if len(clicks) == 1 and clicks[0] in ("draw", "pass"):
+            return clicks[0]
+        if len(clicks) > 2:
+            raise ValueError("click a tile of your hand, then the end of the line to lay it at")
+        tile = clicks[0].removeprefix("tile-")
+        return tile if len(clicks) == 1 else tile + clicks[1].removeprefix("end-")
+
     MOVE_IDS = (
         f"2 * tile + end (end 0 left, 1 right) for a tile of the set, {kernels.MOVE_DRAW} to draw, "
         f"{kernels.MOVE_PASS} to pass"
     )
 
-    def _reason_words(self, state, move, code):
+    def _reason_words(self, state: State, move: int, code: int) -> str:
         """Words for the kernel's codes (``engines.dominoes.kernels.REASON_*``)."""
         k = kernels
         record = state.data
@@ -312,7 +329,7 @@ fits only one way.{draw_words}"""
 
     # -- drawing -------------------------------------------------------------------------------
 
-    def line(self, state) -> list[tuple[int, int]]:
+    def line(self, state: State) -> list[tuple[int, int]]:
         """The line from left to right, each tile as (left pips, right pips)."""
         m = self.params["max_pips"]
         line: list[tuple[int, int]] = []
@@ -332,16 +349,16 @@ fits only one way.{draw_words}"""
                 line.append((shown, high + low - shown))
         return line
 
-    def _tile_text(self, a, b, glyphs):
+    def _tile_text(self, a: int, b: int, glyphs: bool) -> str:
         if glyphs and self.params["max_pips"] <= 6:
             return chr(0x1F031 + 7 * a + b)  # DOMINO TILE HORIZONTAL-a-b
         return f"[{a}|{b}]"
 
-    def greatest_tile(self, state, player) -> str:
+    def greatest_tile(self, state: State, player: int) -> str:
         """The greatest tile dealt to ``player`` (the leader holds the greatest of the deal)."""
         return tile_name(self.params["max_pips"], int(state.data["dealt"][player]).bit_length() - 1)
 
-    def render_for(self, state, player, *, color=False, unicode=False, glyphs=False):
+    def render_for(self, state: State, player: int, *, color: bool = False, unicode: bool = False, glyphs: bool = False) -> str:
         seen = state if state.is_terminal() else state.view(player)
         return self.render(seen, color=color, unicode=unicode, glyphs=glyphs)
 
@@ -387,7 +404,7 @@ fits only one way.{draw_words}"""
         lines.append(self.status_line(state))
         return "\n".join(lines)
 
-    def _board(self, state):
+    def _board(self, state: State) -> dict[str, Any]:
         record = state.data
         m = self.params["max_pips"]
         viewer = int(record["viewer"])
@@ -403,12 +420,12 @@ fits only one way.{draw_words}"""
             "viewer": None if viewer < 0 else viewer,
         }
 
-    def end_reason(self, state):
+    def end_reason(self, state: State) -> str | None:
         if not state.is_terminal():
             return None
         return "domino" if 0 in state.data["counts"] else "blocked"
 
-    def result_text(self, state):
+    def result_text(self, state: State) -> str:
         outcome = state.outcome()
         if outcome is None:
             return "game in progress"

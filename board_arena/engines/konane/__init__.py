@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import ClassVar
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
 from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.game import (
     Game,
@@ -50,8 +49,6 @@ from board_arena.engines.game import (
 )
 from board_arena.engines.konane import kernels
 from board_arena.engines.style import Style
-
-contract.register(kernels)
 
 _FILES = "abcdefgh"
 _BLACK_SIGNS = frozenset("bBx●⚫")
@@ -71,32 +68,30 @@ def square_name(sq: int) -> str:
     return f"{_FILES[sq & 7]}{(sq >> 3) + 1}"
 
 
-def move_path(move: int) -> list[int]:
-    """The squares a jump move visits, start first: ``[from, landing 1, landing 2, ...]``.
+_HEADINGS = ("east", "north", "west", "south")  # the kernels' directions 0-3
+
+
+def jump_path(move: int) -> tuple[list[int], list[int]]:
+    """The squares a jump move visits, start first (``[from, landing 1, ...]``), and the direction
+    of each jump (0 east, 1 north, 2 west, 3 south): ``kernels.write_path``.
 
     Only for jump ids (not PASS or removals); a turn code 3 (straight back) is followed as written.
     """
-    at = move & 63
-    d = (move >> 6) & 3
-    path = [at]
-    for j in range(((move >> 8) & 31) + 1):
-        if j:
-            code = (move >> (kernels.TURN_SHIFT + 2 * (j - 1))) & 3
-            d = (d + (code ^ (code >> 1))) & 3
-        at += 2 * int(kernels.DELTA[d])
-        path.append(at)
-    return path
+    squares = np.empty(kernels.MAX_JUMPS + 1, np.int64)
+    directions = np.empty(kernels.MAX_JUMPS, np.int64)
+    jumps = int(kernels.write_path(int(move), squares, directions))
+    return squares[: jumps + 1].tolist(), directions[:jumps].tolist()
 
 
-def path_move(path: list[int]) -> int:
+def move_path(move: int) -> list[int]:
+    """The squares a jump move visits, start first: ``[from, landing 1, landing 2, ...]``."""
+    return jump_path(move)[0]
+
+
+def path_move(path: Sequence[int]) -> int:
     """The id of the jump move through ``path`` (squares, each two points from the one before,
-    orthogonally; at most ``MAX_JUMPS`` jumps)."""
-    directions = [[1, 8, -1, -8].index((b - a) // 2) for a, b in zip(path, path[1:])]
-    move = path[0] | directions[0] << 6 | (len(directions) - 1) << 8
-    for j in range(1, len(directions)):
-        turn = (directions[j] - directions[j - 1]) & 3
-        move |= (turn ^ (turn >> 1)) << (kernels.TURN_SHIFT + 2 * (j - 1))
-    return move
+    orthogonally; at most ``MAX_JUMPS`` jumps): ``kernels.path_id``."""
+    return int(kernels.path_id(np.asarray(path, dtype=np.int64), len(path) - 1))
 
 
 def is_jump_id(move: int) -> bool:
@@ -108,6 +103,7 @@ class Konane(Game):
     family = "konane"
     summary = "Hawaiian checkers: jump and capture orthogonally, multi-jumps; last move or most captures wins"
     kernels: ClassVar[ModuleType] = kernels
+    web_drawing = "web.js"
 
     @property
     def random_start(self) -> bool:
@@ -148,43 +144,34 @@ stop after any jump. Write a move as its start and landing points, e.g. c3-c5 or
 for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
 
     @property
-    def observation_shape(self):
+    def observation_shape(self) -> tuple[int, ...]:
         """``(6, size, size)``: planes over the points (``kernels.write_observation``)."""
         size = self.params["size"]
         return (kernels.OBSERVATION_PLANES, size, size)
 
     @property
-    def start_code(self):
+    def start_code(self) -> int:
         return _OPENINGS[self.params["opening"]]
 
-    def _action_moves(self):
-        # By start point (a1, b1, ..., row by row): straight jumps by direction and length that
-        # stay on the board, or with turning jumps every path the stone could ever take (its
-        # lattice empty, every point between holding an opponent stone); then the classic
-        # opening's removals, then the pass (capture scoring only: normal play has none).
+    def _action_moves(self) -> np.ndarray:
+        # By start point (a1, b1, ..., row by row): every move the stone could ever make
+        # (kernels.jump_paths: straight jumps by direction and length, or with turning jumps
+        # every path); then the classic opening's removals, then the pass (capture scoring only:
+        # normal play has none).
         size = self.params["size"]
         squares = [8 * row + col for row in range(size) for col in range(size)]
-        moves = []
-        if self.params["turning_jumps"]:
-            out = np.empty(kernels.MAX_MOVES, np.int64)
-            for sq in squares:
-                n = kernels.jump_paths(size, sq, out)
-                moves.extend(out[:n].tolist())
-        else:
-            steps = ((1, 0), (0, 1), (-1, 0), (0, -1))  # (column, row) of each direction
-            for sq in squares:
-                row, col = divmod(sq, 8)
-                for d, (dc, dr) in enumerate(steps):
-                    for k in range(1, 4):
-                        if 0 <= col + 2 * k * dc < size and 0 <= row + 2 * k * dr < size:
-                            moves.append(sq | d << 6 | (k - 1) << 8)
+        moves: list[int] = []
+        out = np.empty(kernels.MAX_MOVES, np.int64)
+        for sq in squares:
+            n = kernels.jump_paths(size, int(self.params["turning_jumps"]), sq, out)
+            moves.extend(out[:n].tolist())
         if self.params["opening"] == "classic":
             moves.extend(kernels.REMOVE_BASE + sq for sq in squares)
         if self.params["scoring"] == "captures":
             moves.append(kernels.PASS)
         return np.array(moves, dtype=np.int64)
 
-    def _init_record(self, record, seed):
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         p = self.params
         kernels.init_state(
             record,
@@ -195,7 +182,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             rng_from_seed(0 if seed is None else seed),
         )
 
-    def position(self, board: str, to_move: str | int = "black", captures=(0, 0)) -> State:
+    def position(self, board: str, to_move: str | int = "black", captures: tuple[int, int] = (0, 0)) -> State:
         """A set-up position (the game in play, past the opening) from a drawing of the board.
 
         Args:
@@ -255,7 +242,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
 
     # -- notation ------------------------------------------------------------------------------
 
-    def format_move(self, state, move):
+    def format_move(self, state: State, move: int) -> str:
         if move == kernels.PASS:
             return "pass"
         if kernels.REMOVE_BASE <= move < kernels.PASS:
@@ -275,7 +262,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             raise ValueError(f"{word} is not a point of the {size}x{size} board (a1 to {last})")
         return 8 * row + col
 
-    def parse_move(self, state, text):
+    def parse_move(self, state: State, text: str) -> int:
         """Reads ``c3-c5-c7``, ``c3-c7``, ``pass``, ``xd4`` / ``remove d4`` / ``d4``.
 
         A path lists the start, then landing points; a straight run may be written by its ends
@@ -302,11 +289,10 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         points = [self._square(p) for p in parts]
         path = [points[0]]
         for a, b in zip(points, points[1:]):
-            dr, dc = (b >> 3) - (a >> 3), (b & 7) - (a & 7)
+            d, distance = (int(x) for x in kernels.segment(a, b))
             where = f"{square_name(a)}-{square_name(b)}"
-            if dr and dc:
+            if d < 0:
                 raise IllegalMoveError(f"{where} is diagonal: stones jump only orthogonally (along a row or a column)")
-            distance = abs(dr + dc)
             if distance == 0:
                 raise IllegalMoveError(f"{where} does not move: each jump lands two points away")
             if distance % 2:
@@ -314,15 +300,15 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
                     f"{where} is {distance} point{'s' if distance > 1 else ''} long: a jump goes over the "
                     "adjacent stone to the point just beyond it (two points away)"
                 )
-            step = (b - a) // distance
-            path.extend(a + 2 * step * i for i in range(1, distance // 2 + 1))
+            step = 2 * int(kernels.DELTA[d])  # one jump
+            path.extend(a + step * i for i in range(1, distance // 2 + 1))
         if len(path) - 1 > kernels.MAX_JUMPS:
             raise IllegalMoveError(
                 f"{text.strip()!r} has {len(path) - 1} jumps; no move has more than {kernels.MAX_JUMPS}"
             )
         return path_move(path)
 
-    def legal_move_list(self, state) -> list[str]:
+    def legal_move_list(self, state: State) -> list[str]:
         """The legal moves for a person: by stone (start point a1, b1, ... then a2, ...), shorter
         paths first. ``state.legal_move_names()`` gives the same moves in the engine's order."""
 
@@ -332,11 +318,34 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
 
         return [self.format_move(state, m) for m in sorted(state.legal_moves(), key=key)]
 
+    # -- the browser: a stone, then each landing point; a stone to remove; pass ----------------
+
+    def move_clicks(self, state: State, move: int) -> list[str]:
+        if move == kernels.PASS:
+            return ["pass"]
+        if kernels.REMOVE_BASE <= move < kernels.PASS:
+            return [square_name(move - kernels.REMOVE_BASE)]
+        return [square_name(sq) for sq in move_path(move)]
+
+    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
+        if len(clicks) == 1 and clicks[0] != "pass" and state.data["phase"] != kernels.PHASE_PLAY:
+            return "x" + clicks[0]
+        return "-".join(clicks)
+
+    def click_prompt(self, state: State, clicks: Sequence[str]) -> str | None:
+        if len(clicks) < 2:
+            return None
+        try:  # a jump that may go on
+            legal = state.is_legal(self.parse_move(state, self.move_from_clicks(state, clicks)))
+        except ValueError:
+            return None
+        return "Jump again, or click Stop here (or the stone again)." if legal else None
+
     # -- explanations --------------------------------------------------------------------------
 
     MOVE_IDS = "a jump path id, a removal (768 + square) or the pass (832); see engines.konane.kernels"
 
-    def _reason_words(self, state, move, code):
+    def _reason_words(self, state: State, move: int, code: int) -> str:
         """Words for the kernel's codes; a code about one jump carries its index (kernels)."""
         k = kernels
         reason, step = code & 0xFF, code >> k.REASON_STEP_SHIFT
@@ -359,7 +368,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         if reason == k.REASON_REMOVE_AFTER_OPENING:
             return f"stones are removed only in the classic opening; legal: {legal}"
         is_removal = k.REMOVE_BASE <= move < k.PASS
-        path = [move - k.REMOVE_BASE] if is_removal else move_path(move)
+        path, directions = ([move - k.REMOVE_BASE], []) if is_removal else jump_path(move)
         where = square_name(path[0]) if path[0] < 64 else str(path[0])
         if reason == k.REASON_OFF_BOARD:
             return f"{where} is not a point of the {size}x{size} board; legal: {legal}"
@@ -372,7 +381,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         if reason == k.REASON_START_EMPTY:
             return f"{where} holds no stone: move one of your ({mine}) stones; legal: {legal}"
         if reason == k.REASON_START_OPPONENT:
-            middle = (path[0] + path[1]) // 2
+            middle = path[0] + int(k.DELTA[directions[0]])
             if 0 <= middle < 64 and int(state.data["stones"][me]) >> middle & 1:  # a jump written backwards
                 return (
                     f"{where} holds a {theirs} stone, not yours, and {square_name(middle)} is your own stone: "
@@ -381,8 +390,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             return f"{where} holds a {theirs} stone, not yours: move one of your ({mine}) stones; legal: {legal}"
         a, b = path[step], path[step + 1]
         if reason == k.REASON_LEAVES_BOARD:
-            heading = ("east", "north", "west", "south")[[1, 8, -1, -8].index((b - a) // 2)]
-            return f"the jump {heading} from {square_name(a)} leaves the {size}x{size} board; legal: {legal}"
+            return f"the jump {_HEADINGS[directions[step]]} from {square_name(a)} leaves the {size}x{size} board; legal: {legal}"
         jump = f"{square_name(a)}-{square_name(b)}"
         if reason == k.REASON_JUMPS_BACK:
             return f"{jump} jumps straight back over the point just emptied: a jump needs a stone to jump; legal: {legal}"
@@ -392,7 +400,8 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
                 f"(turning_jumps=False); legal: {legal}"
             )
         if reason == k.REASON_NOTHING_TO_JUMP:
-            return f"{jump} has no stone on {square_name((a + b) // 2)} to jump over; legal: {legal}"
+            middle = a + int(k.DELTA[directions[step]])
+            return f"{jump} has no stone on {square_name(middle)} to jump over; legal: {legal}"
         assert reason == k.REASON_LANDING_OCCUPIED, code
         return f"{jump} lands on {square_name(b)}, which is occupied: a jump lands on an empty point; legal: {legal}"
 
@@ -426,7 +435,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             lines.append(captured + style.player(mover, f"{self.player_names[mover]} {doing}", bold=True))
         return "\n".join(lines)
 
-    def help_text(self):
+    def help_text(self) -> str:
         p = self.params
         rules = [
             "A multi-jump may change direction between jumps."
@@ -443,7 +452,7 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
         ]
         return wrap_paragraphs(self.HELP + "\n\n" + " ".join(rules))
 
-    def _board(self, state):
+    def _board(self, state: State) -> dict[str, Any]:
         s = state.data
         size = int(s["size"])
         stones = [int(s["stones"][p]) for p in (0, 1)]
@@ -459,12 +468,12 @@ for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
             "opening": int(s["phase"]) != kernels.PHASE_PLAY,
         }
 
-    def end_reason(self, state):
+    def end_reason(self, state: State) -> str | None:
         if not state.is_terminal():
             return None
         return "cannot move" if self.params["scoring"] == "last-move" else "no moves left"
 
-    def result_text(self, state):
+    def result_text(self, state: State) -> str:
         if state.outcome() is None or self.params["scoring"] == "captures":
             return super().result_text(state)
         loser = state.current_player

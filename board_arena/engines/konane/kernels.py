@@ -458,6 +458,77 @@ def _is_path_id(move):
 
 
 @kernel(inline="always")
+def _turn_code(move, j):
+    """The turn code (0 straight, 1 left, 2 right, 3 back) of jump ``j >= 1`` of a path id."""
+    return (move >> (TURN_SHIFT + 2 * (j - 1))) & 3
+
+
+@kernel(inline="always")
+def _turned(d, code):
+    """The direction after a turn of ``code`` from direction ``d`` (quarter turns counter-clockwise)."""
+    return (d + (code ^ (code >> 1))) & 3
+
+
+@kernel
+def write_path(move, squares, directions):
+    """Follows the jump path ``move`` (a path id, whether or not it is legal anywhere; a turn code
+    3 is followed straight back as written): writes the squares it visits, start first, into
+    ``squares: int64[>=MAX_JUMPS + 1]`` and each jump's direction into ``directions:
+    int64[>=MAX_JUMPS]``; returns the number of jumps. Squares may leave the board (and the
+    word) where the path does."""
+    at = move & 63
+    d = (move >> 6) & 3
+    jumps = ((move >> 8) & 31) + 1
+    squares[0] = at
+    for j in range(jumps):
+        if j > 0:
+            d = _turned(d, _turn_code(move, j))
+        at += 2 * DELTA[d]
+        squares[j + 1] = at
+        directions[j] = d
+    return jumps
+
+
+@kernel
+def segment(a, b):
+    """``(direction, distance)`` from square ``a`` to square ``b`` along a row or a column
+    (``distance`` in points; a straight run of jumps covers an even one), or ``(-1, 0)`` when they
+    share neither."""
+    rows = (b >> 3) - (a >> 3)
+    cols = (b & 7) - (a & 7)
+    if rows != 0 and cols != 0:
+        return -1, 0
+    if cols > 0:
+        return 0, cols
+    if rows > 0:
+        return 1, rows
+    if cols < 0:
+        return 2, -cols
+    return 3, -rows
+
+
+@kernel
+def path_id(squares, n):
+    """The id of the jump path through ``squares[:n + 1]`` (start first; each square two points
+    from the one before, orthogonally; ``1 <= n <= MAX_JUMPS`` jumps): the inverse of
+    :func:`write_path`."""
+    move = squares[0]
+    previous = 0
+    for j in range(n):
+        step = (squares[j + 1] - squares[j]) // 2
+        d = 0
+        while DELTA[d] != step:
+            d += 1
+        if j == 0:
+            move |= (d << 6) | ((n - 1) << 8)
+        else:
+            turn = (d - previous) & 3
+            move |= (turn ^ (turn >> 1)) << (TURN_SHIFT + 2 * (j - 1))
+        previous = d
+    return move
+
+
+@kernel(inline="always")
 def _on_board(sq, size):
     return (sq & 7) < size and (sq >> 3) < size
 
@@ -510,12 +581,12 @@ def illegal_reason(s, move):
     d = (move >> 6) & 3
     for j in range(((move >> 8) & 31) + 1):
         if j > 0:
-            turn = (move >> (TURN_SHIFT + 2 * (j - 1))) & 3
+            turn = _turn_code(move, j)
             if turn == 3:
                 return REASON_JUMPS_BACK | (j << REASON_STEP_SHIFT)
             if turn != 0 and not s["turning"]:
                 return REASON_TURNS | (j << REASON_STEP_SHIFT)
-            d = (d + (turn ^ (turn >> 1))) & 3
+            d = _turned(d, turn)
         col = (at & 7) + 2 * (d == 0) - 2 * (d == 2)
         row = (at >> 3) + 2 * (d == 1) - 2 * (d == 3)
         if col < 0 or row < 0 or col >= size or row >= size:
@@ -544,8 +615,7 @@ def apply_move(s, move):
         captured = _U0
         for j in range(jumps):
             if j > 0:
-                turn = (move >> (TURN_SHIFT + 2 * (j - 1))) & 3
-                d = (d + (turn ^ (turn >> 1))) & 3  # turn code -> direction change
+                d = _turned(d, _turn_code(move, j))
             captured |= _U1 << np.uint64(at + DELTA[d])
             at += 2 * DELTA[d]
         # XOR: a path that comes back to its start point leaves the stone where it was.
@@ -712,11 +782,13 @@ def redraw_start(s, rng, code):
 
 
 @kernel
-def jump_paths(size, start, out):
-    """Every turning jump path that a stone on ``start`` could ever take on a ``size`` board
-    (writes move ids into ``out``, returns the count): the paths of that stone alone among the
-    points of its lattice (the points an even number of rows and columns away), every other point
-    holding an opponent stone, which is the position with the most paths (see MAX_MOVES)."""
+def jump_paths(size, turning, start, out):
+    """Every jump move that a stone on ``start`` could ever make on a ``size`` board (writes move
+    ids into ``out``, returns the count; the action table lists them): the moves of that stone
+    alone among the points of its lattice (the points an even number of rows and columns away),
+    every other point holding an opponent stone, which is the position with the most moves (see
+    MAX_MOVES). ``turning``: every path, depth-first; else the straight jumps by direction and
+    number of jumps."""
     board = BB_BOARD[size]
     lattice = _U0
     for sq in range(64):
@@ -724,4 +796,6 @@ def jump_paths(size, start, out):
             lattice |= _U1 << np.uint64(sq)
     lattice &= board
     own = _U1 << np.uint64(start)
-    return _turning_moves(own, board & ~lattice, lattice & ~own, out)
+    if turning:
+        return _turning_moves(own, board & ~lattice, lattice & ~own, out)
+    return _straight_moves(own, board & ~lattice, lattice & ~own, out)

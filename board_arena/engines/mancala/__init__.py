@@ -20,17 +20,15 @@ Parameters     ``pits`` 1..8 (6), ``seeds`` 1..10 (4), ``capture`` ``"opposite"`
 
 from __future__ import annotations
 
+import re
 from types import ModuleType
-from typing import ClassVar
+from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
 from board_arena.engines.game import Game, Param, State, wrap_paragraphs
-from board_arena.engines.mancala import kernels
+from board_arena.engines.mancala import endgame, kernels
 from board_arena.engines.style import Style
-
-contract.register(kernels)
 
 _LETTERS = "abcdefgh"
 
@@ -40,6 +38,7 @@ class Mancala(Game):
     summary = "Kalah-like sowing game: extra turns, captures, end-of-game sweep"
     kernels: ClassVar[ModuleType] = kernels
     player_names = ("South", "North")
+    web_drawing = "web.js"
     PARAMS = (
         Param("pits", 6, "pits in each row", low=1, high=kernels.MAX_PITS),
         Param("seeds", 4, "seeds in each pit at the start", low=1, high=10),
@@ -67,26 +66,28 @@ ends and each player banks the seeds left in their own row. Most seeds in store 
 Moves: the letter of one of your pits, a (your leftmost) to {last} (the one next to your store);
 your letters are printed on your side of the board."""
 
-    def help_text(self):
+    def help_text(self) -> str:
         pits = self.params["pits"]
         return wrap_paragraphs(self.HELP.format(last=_LETTERS[pits - 1]))
 
-    def _init_record(self, record, seed):
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         p = self.params
         capture = kernels.CAPTURE_KALAH if p["capture"] == "kalah" else kernels.CAPTURE_OPPOSITE
         kernels.init_state(record, p["pits"], p["seeds"], capture, int(p["empty_capture"]))
 
     @property
-    def observation_shape(self):
+    def observation_shape(self) -> tuple[int, ...]:
         """``(2, pits + 1)``: the observer's pits (from their left) and store, then the
         opponent's pits (from the opponent's left) and store (``kernels.write_observation``)."""
         return (2, self.params["pits"] + 1)
 
-    def _action_moves(self):
+    def _action_moves(self) -> np.ndarray:
         # A move is a pit of the mover's row counted from the mover's left: action = move.
         return np.arange(self.params["pits"], dtype=np.int64)
 
-    def position(self, south, north, stores=(0, 0), to_move=0):
+    def position(
+        self, south: Sequence[int], north: Sequence[int], stores: tuple[int, int] = (0, 0), to_move: int = 0
+    ) -> State:
         """A set-up position: seeds per pit for South and North (each from its owner's left).
 
         Example:
@@ -118,10 +119,10 @@ your letters are printed on your side of the board."""
             record["terminal"] = 1
         return State(self, buf, None, custom_start=True)
 
-    def format_move(self, state, move):
+    def format_move(self, state: State, move: int) -> str:
         return _LETTERS[move]
 
-    def parse_move(self, state, text):
+    def parse_move(self, state: State, text: str) -> int:
         pits = self.params["pits"]
         word = text.strip().lower()
         if len(word) == 1 and word in _LETTERS[:pits]:
@@ -132,18 +133,49 @@ your letters are printed on your side of the board."""
 
     MOVE_IDS = "a pit, 0 to pits-1 counted from the mover's left"
 
-    def _reason_words(self, state, move, code):
+    # The browser: a move is a click on one of the mover's pits, ``pit-<player>-<letter>``.
+
+    def move_clicks(self, state: State, move: int) -> list[str]:
+        return [f"pit-{state.current_player}-{_LETTERS[move]}"]
+
+    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
+        match = re.fullmatch(r"pit-([01])-([a-z])", clicks[0]) if len(clicks) == 1 else None
+        if match is None:
+            raise ValueError("click one pit")
+        owner, mover = int(match.group(1)), state.current_player
+        if owner != mover:
+            names = self.player_names
+            raise ValueError(f"that pit is {names[owner]}'s: {names[mover]} sows one of their own pits")
+        return match.group(2)
+
+    def _reason_words(self, state: State, move: int, code: int) -> str:
         assert code == kernels.REASON_EMPTY_PIT, code  # the game's only rule of its own
         return f"pit {_LETTERS[move]} is empty: sow from a pit with seeds ({', '.join(state.legal_move_names())})"
 
-    def _board(self, state):
+    # Endgame databases: Kalah positions by seeds on the board (engines.mancala.endgame).
+
+    has_endgame_databases = True
+
+    def endgame_database(
+        self, state: State, size: int, *, build_missing: bool = False, progress: bool = False
+    ) -> tuple[np.ndarray, int] | None:
+        """The database of every position of ``state``'s variant with at most ``size`` seeds on the
+        board (see :meth:`Game.endgame_database` and :mod:`engines.mancala.endgame`)."""
+        s = state.data
+        return endgame.load(int(s["pits"]), size, int(s["capture"]), bool(s["empty_capture"]),
+                            build_missing=build_missing, progress=progress)
+
+    def check_endgame_database(self, state: State, db: np.ndarray, size: int) -> None:
+        endgame.check(int(state.data["pits"]), db, size)
+
+    def _board(self, state: State) -> dict[str, Any]:
         south, north = kernels.pit_counts(state.data)
         return {"pits": [south, north], "stores": [int(n) for n in state.data["stores"]]}
 
-    def end_reason(self, state):
+    def end_reason(self, state: State) -> str | None:
         return "a row is empty" if state.is_terminal() else None
 
-    def render_for(self, state, player, *, color=False, unicode=False, glyphs=False):
+    def render_for(self, state: State, player: int, *, color: bool = False, unicode: bool = False, glyphs: bool = False) -> str:
         return self.render(state, color=color, unicode=unicode, bottom=player)
 
     def render(self, state: State, *, color: bool = False, unicode: bool = False, bottom: int = 0) -> str:

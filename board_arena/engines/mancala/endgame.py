@@ -41,7 +41,7 @@ from board_arena.engines.mancala.kernels import (
     rank_position,
 )
 
-__all__ = ["build", "load", "for_state", "check", "cache_dir", "database_path", "database_size", "UNKNOWN",
+__all__ = ["build", "load", "check", "cache_dir", "database_path", "database_size", "UNKNOWN",
            "MAX_BUILD_POSITIONS"]
 
 #: The value of a position not solved yet (values lie in [-k, k], k <= 63).
@@ -60,17 +60,13 @@ def database_size(pits: int, k: int) -> int:
     return int(level_offset(2 * pits, k + 1))
 
 
-def check(state, db: np.ndarray, k: int) -> None:
-    """Raises ValueError unless ``(db, k)`` can be the database of ``state``'s game: a Kalah game,
-    and as many entries as its pits and ``k`` make (the compiled lookup does not check its index).
-    The capture rule is not in the array: :func:`for_state` picks the right file."""
-    if state.game.family != "mancala":
-        raise ValueError(f"endgame databases exist for Kalah only, not {state.game.name}")
-    data = state.data[0] if state.data.ndim else state.data
-    pits = int(data["pits"])
+def check(pits: int, db: np.ndarray, k: int) -> None:
+    """Raises ValueError unless ``(db, k)`` can be the database of a game of ``pits`` pits: as many
+    entries as its pits and ``k`` make (the compiled lookup does not check its index). The capture
+    rule is not in the array: :func:`load` picks the right file."""
     if not 0 <= k <= MAX_DB_SEEDS or len(db) != database_size(pits, k):
         raise ValueError(f"this endgame database ({len(db):,} entries, k={k}) is not one of {pits}-pit Kalah: "
-                         f"make it with engines.mancala.endgame.for_state(state, k)")
+                         f"make it with game.endgame_database(state, {k})")
 
 
 @kernel
@@ -244,7 +240,7 @@ def database_path(pits: int, k: int, capture: int, empty_capture: bool) -> Path:
 
 
 def load(pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capture: bool = True, *, build_missing: bool = False,
-         progress: bool = False):
+         progress: bool = False) -> tuple[np.ndarray, int] | None:
     """The database ``(db, k)`` of a variant from the cache folder, or None when it is not there
     (with ``build_missing``: built, saved and returned)."""
     path = database_path(pits, k, capture, empty_capture)
@@ -272,14 +268,7 @@ def load(pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capture: bool = 
     return db, k
 
 
-def for_state(state, k: int, *, build_missing: bool = False, progress: bool = False):
-    """The database ``(db, k)`` for the variant of a Kalah ``engines.State`` (see :func:`load`)."""
-    data = state.data[0] if state.data.ndim else state.data
-    return load(int(data["pits"]), k, int(data["capture"]), bool(data["empty_capture"]), build_missing=build_missing,
-                progress=progress)
-
-
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Build a Kalah endgame database into the cache folder.")
     parser.add_argument("--pits", type=int, default=6)
     parser.add_argument("--seeds", type=int, default=16, help="the most seeds on the board (k)")

@@ -41,11 +41,10 @@ from __future__ import annotations
 
 import re
 from types import ModuleType
-from typing import ClassVar, Iterable
+from typing import Any, ClassVar, Iterable, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
 from board_arena.engines.game import (
     PLY_CAP,
     Game,
@@ -58,8 +57,6 @@ from board_arena.engines.game import (
 from board_arena.engines.morabaraba import board, kernels
 from board_arena.engines.morabaraba.board import POINT_NAMES, POINT_OF, mill_name
 from board_arena.engines.style import Style
-
-contract.register(kernels)
 
 #: The default ply cap of the Morabaraba presets: far beyond any game that is still going
 #: somewhere (see docs/rules.md for the measured game lengths), so it only stops endless shuffles.
@@ -79,12 +76,15 @@ _REMILL_CODES = {
 
 
 def decode(move: int) -> tuple[int, int, int]:
-    """``(frm, to, shot)`` of a move id (``frm`` PLACE for a placement, ``shot`` NO_SHOT if none)."""
-    return move >> 10, (move >> 5) & 31, move & 31
+    """``(frm, to, shot)`` of a move id (``frm`` PLACE for a placement, ``shot`` NO_SHOT if none):
+    ``kernels.decode_move``."""
+    frm, to, shot = kernels.decode_move(int(move))
+    return int(frm), int(to), int(shot)
 
 
 def encode(frm: int, to: int, shot: int = kernels.NO_SHOT) -> int:
-    return frm * 1024 + to * 32 + shot
+    """The move id of ``(frm, to, shot)``: ``kernels.encode_move``."""
+    return int(kernels.encode_move(frm, to, shot))
 
 
 def _points(bits: int) -> list[int]:
@@ -110,6 +110,7 @@ class Morabaraba(Game):
     kernels: ClassVar[ModuleType] = kernels
     player_names = ("White", "Black")
     player_colors = ("white", "black")
+    web_drawing = "web.js"
     PARAMS = (
         Param("cows", 12, "cows per player", low=3, high=12),
         Param("diagonals", True, "the four diagonal lines exist (as lines to move along and as mills)"),
@@ -190,7 +191,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         "next move (wait one move before remaking it).",
     }
 
-    def help_text(self):
+    def help_text(self) -> str:
         p = self.params
         lines = "rows, columns and diagonals as drawn" if p["diagonals"] else "rows and columns as drawn"
         draws = []
@@ -204,7 +205,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         remill = self._REMILL_HELP[p["no_immediate_remill"]]
         return wrap_paragraphs(self.HELP.format(cows=p["cows"], lines=lines, remill=remill, draws=draw_text))
 
-    def _check_params(self):
+    def _check_params(self) -> None:
         p = self.params
         if p["no_shot_draw_plies"] is None and p["max_plies"] is None:
             raise VariantError(
@@ -213,27 +214,16 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
             )
 
     @property
-    def observation_shape(self):
+    def observation_shape(self) -> tuple[int, ...]:
         """``(8, 24)``: planes over the points (``kernels.write_observation``)."""
         return (kernels.OBSERVATION_PLANES, board.N_POINTS)
 
-    def _action_moves(self):
-        # Every (from, to, shot) a rule allows: placements to any point, slides to a neighbour
-        # (any point when flying is on), a shot of any point but the two the move uses, or none.
-        near = board.neighbours(self.params["diagonals"])
-        moves = []
-        for frm in range(kernels.PLACE + 1):
-            if frm == kernels.PLACE or self.params["flying"]:
-                targets = [to for to in range(board.N_POINTS) if to != frm]
-            else:
-                targets = near[frm]
-            for to in targets:
-                for shot in range(kernels.NO_SHOT + 1):
-                    if shot != to and (shot != frm or frm == kernels.PLACE):
-                        moves.append(frm * 1024 + to * 32 + shot)
-        return np.array(moves, dtype=np.int64)
+    def _action_moves(self) -> np.ndarray:
+        out = np.empty(kernels.MAX_ACTIONS, np.int64)
+        n = kernels.write_actions(int(self.params["diagonals"]), int(self.params["flying"]), out)
+        return out[:n].copy()
 
-    def _init_record(self, record, seed):
+    def _init_record(self, record: np.void, seed: int | None) -> None:
         p = self.params
         kernels.init_state(
             record,
@@ -276,7 +266,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
             >>> state.parse_move("c3-c4")
             Traceback (most recent call last):
             ...
-            board_arena.engines.game.IllegalMoveError: this move forms a mill (a4-b4-c4): name the cow to shoot, e.g. c3-c4xa1
+            board_arena.engines.IllegalMoveError: this move forms a mill (a4-b4-c4): name the cow to shoot, e.g. c3-c4xa1
             >>> state.apply("c3-c4xa1")   # a7, b6 and c5 stand in a mill: a1 is the only target
             15733
             >>> game.stage(state, 1)        # Black is down to three cows
@@ -335,12 +325,12 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
 
     # -- notation --------------------------------------------------------------------------------
 
-    def format_move(self, state, move):
+    def format_move(self, state: State, move: int) -> str:
         frm, to, shot = decode(move)
         text = POINT_NAMES[to] if frm == kernels.PLACE else f"{POINT_NAMES[frm]}-{POINT_NAMES[to]}"
         return text if shot == kernels.NO_SHOT else f"{text}x{POINT_NAMES[shot]}"
 
-    def parse_move(self, state, text):
+    def parse_move(self, state: State, text: str) -> int:
         word = re.sub(r"\s+", "", str(text).lower())
         match = _MOVE_RE.match(word)
         if match is None:
@@ -360,7 +350,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
 
     MOVE_IDS = "from * 1024 + to * 32 + shot, with from 0-23 or 24 to place, to 0-23, shot 0-23 or 24 for none"
 
-    def _reason_words(self, state, move, code):
+    def _reason_words(self, state: State, move: int, code: int) -> str:
         """Words for the kernel's codes (``engines.morabaraba.kernels.REASON_*``)."""
         k = kernels
         frm, to, shot = decode(move)
@@ -368,7 +358,6 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         me = int(s["to_move"])
         who, other = self.player_names[me], self.player_names[1 - me]
         own, opp = int(s["cows"][me]), int(s["cows"][1 - me])
-        d = int(s["diagonals"])
         name = POINT_NAMES
         if code == k.REASON_PLACE_EMPTY_HAND:
             return f"{who} has no cows in hand: move a cow along a line, e.g. {self._example(state)}"
@@ -388,9 +377,8 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         if code == k.REASON_NOT_ADJACENT:
             why = "flying is off in this variant" if not s["flying"] else f"you fly only with three cows; {who} has {own.bit_count()}"
             return f"{name[frm]} and {name[to]} are not adjacent ({why})"
-        rest = own & ~(1 << frm) if frm != kernels.PLACE else own
-        formed = int(kernels.mills_formed(d, np.uint64(rest), to))
-        targets = _points(int(kernels.shootable(d, np.uint64(opp))))
+        formed = int(kernels.mills_of_move(s, move))
+        targets = _points(int(kernels.shot_targets(s)))
         written = self.format_move(state, encode(frm, to))
         if code == k.REASON_REMILL_FORBIDDEN:
             blocked = formed & int(s["blocked"][me])
@@ -415,13 +403,51 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         assert code == k.REASON_NO_MILL_NO_SHOT, code
         return "this move forms no mill, so it shoots nothing"
 
-    def _example(self, state) -> str:
+    def _example(self, state: State) -> str:
         names = state.legal_move_names()
         return names[0] if names else "none"
 
+    # -- the browser: a point to place, a cow then a point, then the cow to shoot --------------
+
+    def move_clicks(self, state: State, move: int) -> list[str]:
+        frm, to, shot = decode(move)
+        clicks = [POINT_NAMES[to]] if frm == kernels.PLACE else [POINT_NAMES[frm], POINT_NAMES[to]]
+        return clicks if shot == kernels.NO_SHOT else clicks + [POINT_NAMES[shot]]
+
+    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
+        placing = state.data["in_hand"][state.current_player] > 0
+        if len(clicks) == 3 or (len(clicks) == 2 and placing):
+            return f"{'-'.join(clicks[:-1])}x{clicks[-1]}"
+        return "-".join(clicks)
+
+    def click_prompt(self, state: State, clicks: Sequence[str]) -> str | None:
+        placing = state.data["in_hand"][state.current_player] > 0
+        if len(clicks) != (1 if placing else 2) or not all(c in POINT_OF for c in clicks):
+            return None
+        points = [POINT_OF[c] for c in clicks]
+        move = encode(kernels.PLACE, points[0]) if placing else encode(points[0], points[1])
+        if self.reason_code(state, move) == kernels.REASON_MUST_SHOOT:
+            return "Mill! Click the opponent's cow to shoot."
+        return None
+
+    def highlights(self, state: State) -> list[list[str]]:
+        """The mills that the last move formed, when it shot (each as its three points)."""
+        if not state.history:
+            return []
+        _, to, shot = decode(state.history[-1])
+        if shot == kernels.NO_SHOT:
+            return []
+        mover = 1 - int(state.data["to_move"])  # every move passes the turn
+        mills = int(kernels.mills_at(state.data, mover, to))
+        return [mill_name(m).split("-") for m in range(board.N_MILLS) if mills >> m & 1]
+
+    def board_layout(self) -> dict[str, Any]:
+        """``lines``: the lines of the board (its mills), each as its points along the line."""
+        return {"lines": [[POINT_NAMES[p] for p in line] for line in board.lines_of(self.params["diagonals"])]}
+
     # -- display ---------------------------------------------------------------------------------
 
-    def stage(self, state, player: int) -> str:
+    def stage(self, state: State, player: int) -> str:
         """``"placing"``, ``"moving"`` or ``"flying"``: how ``player`` moves in ``state``."""
         s = state.data
         if s["in_hand"][player] > 0:
@@ -465,7 +491,7 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         lines.append(self.status_line(state))
         return "\n".join(lines)
 
-    def _board(self, state):
+    def _board(self, state: State) -> dict[str, Any]:
         s = state.data
         cows = [int(s["cows"][p]) for p in (0, 1)]
         points = [0 if cows[0] >> p & 1 else 1 if cows[1] >> p & 1 else None for p in range(board.N_POINTS)]
@@ -492,10 +518,10 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         kernels.END_PLY_CAP: PLY_CAP,
     }
 
-    def end_reason(self, state):
+    def end_reason(self, state: State) -> str | None:
         return self._END_REASONS.get(int(state.data["end"]))
 
-    def result_text(self, state):
+    def result_text(self, state: State) -> str:
         s = state.data
         end = int(s["end"])
         if end == kernels.END_NONE:

@@ -53,6 +53,8 @@ from board_arena.engines.morabaraba.board import (
 PLACE = 24  # the ``frm`` of a placement
 NO_SHOT = 24  # the ``shot`` of a move that shoots nothing
 MOVE_BOUND = 25 * 1024
+# A bound on the actions of any variant (every from, to and shot: see ``write_actions``).
+MAX_ACTIONS = (PLACE + 1) * N_POINTS * (NO_SHOT + 1)
 
 # An upper bound on the legal moves of any position (a move that forms a mill counts once per
 # cow it may shoot). With n own cows on the board, e empty points and k opponent cows on the
@@ -108,6 +110,24 @@ _U20 = np.uint64(20)
 _U24 = np.uint64(24)
 _U40 = np.uint64(40)
 _U48 = np.uint64(48)
+
+
+@kernel(inline="always")
+def decode_move(move):
+    """``(frm, to, shot)`` of a move id: ``frm`` PLACE for a placement, ``shot`` NO_SHOT if none."""
+    return move >> 10, (move >> 5) & 31, move & 31
+
+
+@kernel(inline="always")
+def encode_move(frm, to, shot):
+    """The move id of ``(frm, to, shot)`` (see :func:`decode_move`)."""
+    return frm * 1024 + to * 32 + shot
+
+
+@kernel(inline="always")
+def _others(own, frm):
+    """The mover's cows other than the one that moves (all of them for a placement)."""
+    return own if frm == PLACE else own & ~BIT[frm]
 
 
 @kernel(inline="always")
@@ -281,9 +301,7 @@ def illegal_reason(s, move):
         return REASON_GAME_OVER
     if move < 0 or move >= MOVE_BOUND:
         return REASON_NOT_A_MOVE
-    frm = move >> 10
-    to = (move >> 5) & 31
-    shot = move & 31
+    frm, to, shot = decode_move(move)
     if to >= N_POINTS or shot > NO_SHOT:
         return REASON_NOT_A_MOVE
     me = np.int64(s["to_move"])
@@ -293,7 +311,6 @@ def illegal_reason(s, move):
     if frm == PLACE:
         if s["in_hand"][me] == 0:
             return REASON_PLACE_EMPTY_HAND
-        rest = own
     else:
         if s["in_hand"][me] > 0:
             return REASON_MOVE_WITH_HAND
@@ -301,7 +318,7 @@ def illegal_reason(s, move):
             return REASON_NOT_OWN_COW
         if frm == to:
             return REASON_DOES_NOT_MOVE
-        rest = own & ~BIT[frm]
+    rest = _others(own, frm)
     if (own | opp) & BIT[to] != _U0:
         return REASON_OCCUPIED
     if frm != PLACE and not is_flying(s, me) and NEIGHBOUR_MASKS[d, frm] & BIT[to] == _U0:
@@ -324,6 +341,51 @@ def illegal_reason(s, move):
     if shot != NO_SHOT:
         return REASON_REMILL_SHOOTS_NOTHING if forms_mill(d, rest, to) else REASON_NO_MILL_NO_SHOT
     return LEGAL
+
+
+# What the Python face asks to put a move or a position into words (and the page to mark a mill).
+
+
+@kernel
+def mills_of_move(s, move):
+    """The mills (bit m: mill m of ``board.LINES``) that ``move``, by the player to move in ``s``,
+    forms with its cow's arrival (re-formed blocked mills included), whatever its shot."""
+    me = np.int64(s["to_move"])
+    frm, to, _ = decode_move(move)
+    return mills_formed(np.int64(s["diagonals"]), _others(s["cows"][me], frm), to)
+
+
+@kernel
+def shot_targets(s):
+    """The opponent cows that a shot of the player to move may take (bitboard)."""
+    return shootable(np.int64(s["diagonals"]), s["cows"][1 - np.int64(s["to_move"])])
+
+
+@kernel
+def mills_at(s, player, point):
+    """The complete mills of ``player``'s cows through ``point`` (mill bits as above)."""
+    return mills_through(np.int64(s["diagonals"]), s["cows"][player], point)
+
+
+@kernel
+def write_actions(diagonals, flying, out):
+    """Every move id a variant's rules allow in some position, in id order: placements on any
+    point, slides to a neighbour (to any other point when ``flying``), each with a shot of any
+    point but the two the move uses, or none. out: int64[>=MAX_ACTIONS]; returns the count."""
+    n = 0
+    for frm in range(PLACE + 1):
+        if frm == PLACE or flying:
+            targets = _BB_ALL if frm == PLACE else _BB_ALL & ~BIT[frm]
+        else:
+            targets = NEIGHBOUR_MASKS[diagonals, frm]
+        while targets != _U0:
+            to = lowest_bit_index(targets)
+            targets &= targets - _U1
+            for shot in range(NO_SHOT + 1):
+                if shot != to and (shot != frm or frm == PLACE):
+                    out[n] = encode_move(frm, to, shot)
+                    n += 1
+    return n
 
 
 @kernel(inline="always")
@@ -390,9 +452,7 @@ def settle(s):
 def apply_move(s, move):
     """Plays ``move`` (legal, unchecked): the cow, its shot, the draw counters, the end."""
     me = np.int64(s["to_move"])
-    frm = move >> 10
-    to = (move >> 5) & 31
-    shot = move & 31
+    frm, to, shot = decode_move(move)
     own = s["cows"][me]
     if frm == PLACE:
         s["in_hand"][me] -= 1

@@ -1,4 +1,6 @@
 // The page: setup, clicks turned into moves, the agent's turns, spectator games, tournament runs.
+// It knows no game: each is drawn by its own drawing (boards.js), and the legal moves arrive
+// with the clicks that make them and the game's words for a click (view.moves, view.prompts).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -114,6 +116,12 @@ function complete() {
   return candidates().find((m) => m.clicks.length === ui.prefix.length) || null;
 }
 
+// What the game says about the clicks made so far (Morabaraba: a mill, shoot), if anything.
+function prompt() {
+  const entry = ui.view.prompts.find((p) => p.clicks.length === ui.prefix.length && p.clicks.every((c, i) => c === ui.prefix[i]));
+  return entry ? entry.text : null;
+}
+
 function show(view) {
   ui.view = view;
   ui.prefix = [];
@@ -146,14 +154,20 @@ function render() {
   $("status").textContent = status;
   $("status").classList.toggle("thinking", view.agent_to_move && !ui.paused && b.to_move !== null);
   $("result").textContent = view.result || "";
-  // Buttons for the moves that are no click on the board (draw, pass).
+  // Buttons beside the board: those the game always shows (Dominoes' draw and pass), and one for
+  // each legal move of one click that the drawing does not show (a pass).
   const buttons = $("move-buttons");
   buttons.replaceChildren();
-  const wanted = view.family === "dominoes" ? ["draw", "pass"] : view.moves.some((m) => m.name === "pass") ? ["pass"] : [];
-  for (const name of wanted) {
+  const onBoard = new Set([...board.querySelectorAll("[data-click]")].map((node) => node.dataset.click));
+  const wanted = new Map(view.buttons);
+  for (const m of view.moves) {
+    const [click] = m.clicks;
+    if (m.clicks.length === 1 && !onBoard.has(click) && !wanted.has(click)) wanted.set(click, click[0].toUpperCase() + click.slice(1));
+  }
+  for (const [name, label] of wanted) {
     const button = document.createElement("button");
     button.id = `button-${name}`;
-    button.textContent = name === "draw" ? "Draw a tile" : "Pass";
+    button.textContent = label;
     const legal = view.moves.find((m) => m.clicks.length === 1 && m.clicks[0] === name);
     button.disabled = !legal || ui.prefix.length > 0;
     button.onclick = () => sendMove(legal.name);
@@ -197,18 +211,11 @@ function onBoardClick(event) {
   if (next.has(token)) {
     ui.prefix.push(token);
     const rest = nextClicks(), done = complete();
-    // A complete move with nothing longer is played at once; in Dominoes a tile that goes on one
-    // end only is played with the tile's click.
-    const only = candidates();
-    if (done && rest.size === 0) return sendMove(done.name);
-    if (view.family === "dominoes" && only.length === 1) return sendMove(only[0].name);
-    if (view.family === "morabaraba" && !done && ui.prefix.length >= 1 && [...rest].every((t) => view.board.points[view.board.point_names.indexOf(t)] === 1 - view.board.to_move)) {
-      say("Mill! Click the opponent's cow to shoot.", "info");
-    } else if (done) {
-      say("Jump again, or click Stop here (or the stone again).", "info");
-    } else {
-      say("");
-    }
+    if (done && rest.size === 0) return sendMove(done.name);  // a complete move with nothing longer
+    const words = prompt();
+    if (words) say(words, "info");
+    else if (done) say("Click on, or click Stop here.", "info");
+    else say("");
     return render();
   }
   if (ui.prefix.length && token === ui.prefix[ui.prefix.length - 1]) {
@@ -394,7 +401,7 @@ function showReplay(ply) {
   ply = Math.max(0, Math.min(data.positions.length - 1, ply));
   ui.replay.ply = ply;
   const position = data.positions[ply];
-  const view = { family: data.family, board: position.board, lines: data.lines, human: null, moves: [] };
+  const view = { ...position, family: data.family, layout: data.layout, human: null, moves: [] };
   $("board").replaceChildren(drawBoard(view, {}));
   $("replay-slider").value = ply;
   const last = ply > 0 ? data.positions[ply - 1].move : null;
@@ -414,8 +421,22 @@ function setTab(tab) {
   if (tab === "runs") { stopTimer(); listRuns(); }
 }
 
+// Each game's drawing is a script of its own folder (served as /games/<family>.js).
+function loadScript(src) {
+  return new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = src;
+    script.onload = resolve;
+    script.onerror = () => reject(new Error(`could not load the drawing ${src}`));
+    document.head.appendChild(script);
+  });
+}
+
 async function start() {
   ui.catalog = await api("GET", "/api/catalog");
+  // A drawing that fails to load leaves its game to the text drawing; the page goes on.
+  const drawings = new Set(ui.catalog.games.map((g) => g.drawing).filter(Boolean));
+  await Promise.all([...drawings].map((src) => loadScript(src).catch((error) => console.warn(error.message))));
   for (const g of ui.catalog.games) $("game").add(new Option(`${g.name}`, g.name));
   for (const a of ui.catalog.agents) $("agent-specs").appendChild(new Option(a.name, a.name));
   $("agent-help").textContent = "Agents: " + ui.catalog.agents.filter((a) => !a.sees_everything).map((a) => a.name).join(", ") + " (name:key=value,...)";
