@@ -296,7 +296,7 @@ def _enable_cache(dispatcher: Any) -> None:
         )
 
 
-def kernel(func=None, **options):
+def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     """``numba.njit`` with this project's defaults: cached (with the dependency-aware key of the
     module docstring), numpy error model (no Python exception checks on division), no fastmath
     so that compiled and pure-Python runs agree bit for bit. ``cache=False`` compiles in every

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TextIO
 
 __all__ = ["Style", "terminal_style"]
 
@@ -71,7 +72,7 @@ class Style:
         return self.dim("·" if self.unicode else ".")
 
 
-def terminal_style(stream=None, force_ascii: bool = False, glyphs: bool = False) -> Style:
+def terminal_style(stream: TextIO | None = None, force_ascii: bool = False, glyphs: bool = False) -> Style:
     """The richest style ``stream`` (default stdout) supports: colours on a terminal unless
     ``NO_COLOR`` is set (to anything: it turns colours off, nothing else) or ``TERM=dumb``;
     Unicode lines and pieces when its encoding can write them; ``force_ascii``: neither."""
