@@ -34,7 +34,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from typing import IO, Iterable
 
@@ -42,20 +41,11 @@ from board_arena import engines
 from board_arena.agents.base import format_value
 from board_arena.arena.store import RESULT_TEXT, GameResult, RunStore
 from board_arena.arena.tournament import Run, load_run
+from board_arena.files import check_writable, open_whole
 
 __all__ = ["TextRecord", "format_game", "write_games", "read_records", "export_run", "RESULT_TEXT"]
 
 EXPORT_NAME = "games.txt"
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-#: The mode of a file that ``open(path, "w")`` creates here.
-_CREATED_MODE = 0o666 & ~_umask()
 
 
 @dataclass
@@ -126,7 +116,7 @@ def export_run(out_dir: str, out: str | None = None, skip_invalid: bool = False)
         arena.verify.InvalidGamesError: (a ValueError) stored games fail verification, and
             ``skip_invalid`` is false.
     """
-    path = out or os.path.join(out_dir, EXPORT_NAME)
+    path = os.path.join(out_dir, EXPORT_NAME) if out is None else out
     if path == "-":
         return "-", write_games(load_run(out_dir, skip_invalid), sys.stdout)
     store = RunStore(out_dir, readonly=True)
@@ -134,24 +124,12 @@ def export_run(out_dir: str, out: str | None = None, skip_invalid: bool = False)
         store.settings()  # there is a run here (before anything is written)
     finally:
         store.close()
-    if os.path.isdir(path):
-        raise ValueError(f"cannot write {path}: it is a folder (give a file name)")
+    check_writable(path, "--out")
     try:
-        handle = tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=os.path.dirname(os.path.abspath(path)), prefix=".games-", suffix=".tmp", delete=False
-        )
-    except OSError as error:
-        raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
-    try:
-        with handle:
+        with open_whole(path) as handle:
             count = write_games(load_run(out_dir, skip_invalid), handle)
-        os.chmod(handle.name, _CREATED_MODE)  # as open() would have made it, not the temporary file's 0600
-        os.replace(handle.name, path)
     except OSError as error:
         raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
-    finally:
-        if os.path.exists(handle.name):
-            os.unlink(handle.name)
     return path, count
 
 
