@@ -187,7 +187,8 @@ class PlaySession:
         self.state.apply(move)  # legal: parsed and checked in the person's view
         self.undo_stack.append(before)
         self.listed = None
-        self.write(f"You play {text}.")
+        drawn = _new_in_hand(before, self.state, self.human)
+        self.write(f"You play {text}: you drew {', '.join(drawn)}." if drawn else f"You play {text}.")
         if not self.state.is_terminal():
             self.show_board()  # the position after your move, before the agent's reply
 
@@ -311,3 +312,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     _check_writable(record)
     style = terminal_style(sys.stdout, force_ascii=args.ascii, glyphs=args.glyphs)
     return PlaySession(game, opponent, human_seat, seed, style, record).run()
+
+
+def _new_in_hand(before: engines.State, after: engines.State, player: int) -> list[str]:
+    """The pieces that came into ``player``'s hand with a move (a tile drawn), as the player's
+    view shows them; none in a game without hands."""
+    if before.game.perfect_information:
+        return []
+    had = before.view(player).board().get("hands") or [None, None]
+    has = after.view(player).board().get("hands") or [None, None]
+    if had[player] is None or has[player] is None:
+        return []
+    return [piece for piece in has[player] if piece not in had[player]]
