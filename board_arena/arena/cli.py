@@ -50,7 +50,7 @@ def _typed(convert: Callable[[str], _Value], what: str) -> Callable[[str], _Valu
 
     def parse(text: str) -> _Value:
         try:
-            if len(text) > 24:  # no number a person means is this long
+            if len(text) > 24 or not text.isascii():  # no number a person means is this long; int("٣") is 3
                 raise ValueError
             return convert(text)
         except ValueError:
@@ -153,7 +153,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "or a game record file saved by arena play.",
     )
     replay.add_argument("path", metavar="DIR|FILE", help="run folder, or a .json game record")
-    replay.add_argument("game_id", type=int, nargs="?", metavar="GAME_ID", help="game number in a run folder (0 is the first)")
+    replay.add_argument("game_id", type=_integer, nargs="?", metavar="GAME_ID", help="game number in a run folder (0 is the first)")
 
     export = commands.add_parser(
         "export",
@@ -234,9 +234,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         swap=not args.noswap,
         **strength_options(args),
     )
-    if args.anchor and args.anchor not in settings.labels:
+    if args.anchor is not None and args.anchor not in settings.labels:
         raise ValueError(f"--anchor {args.anchor!r} is not one of the agents: {', '.join(settings.labels)}")
-    out_dir = args.out or settings.default_out_dir()
+    out_dir = settings.default_out_dir() if args.out is None else args.out
+    if not out_dir:
+        raise ValueError("--out: give a folder name, not an empty one")
+    from board_arena.arena.store import check_run_folder
+
+    check_run_folder(out_dir, settings)  # before saying where the run goes
     print(f"Run folder: {out_dir}", file=sys.stderr)
     run = run_tournament(
         settings, out_dir, args.concurrency, progress=not args.quiet, cluster=args.cluster, skip_invalid=args.skip_invalid

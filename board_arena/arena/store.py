@@ -20,7 +20,7 @@ import numpy as np
 from board_arena.arena.movelog import add_moves_view
 from board_arena.arena.settings import TournamentSettings
 
-__all__ = ["GameResult", "StoredGames", "RunStore", "RunLock", "DB_NAME", "row_checksum"]
+__all__ = ["GameResult", "StoredGames", "RunStore", "RunLock", "DB_NAME", "row_checksum", "check_run_folder"]
 
 DB_NAME = "results.sqlite"
 #: Seat 0's result (1, 0, -1) as records and messages write it.
@@ -194,20 +194,10 @@ class RunStore:
         stored = self.settings()
         if stored == settings:
             return settings
-        differences = stored.differences(settings)
-        if grow and all(d.startswith("games:") for d in differences):
-            if settings.games < stored.games:
-                raise ValueError(
-                    f"{self.out_dir} holds a run of {stored.games} games per pairing; it can grow, not shrink "
-                    f"(give --games {stored.games} or more to extend it, or another --out)"
-                )
-            with self._connect() as db:
-                db.execute("UPDATE settings SET value = ? WHERE key = 'tournament'", (settings.to_json(),))
-            return settings
-        raise ValueError(
-            f"{self.out_dir} holds a run with other settings ({'; '.join(differences)}); "
-            "give the same settings to resume it, or another --out"
-        )
+        _check_same_run(self.out_dir, stored, settings, grow)
+        with self._connect() as db:  # more games per pairing: the run grows
+            db.execute("UPDATE settings SET value = ? WHERE key = 'tournament'", (settings.to_json(),))
+        return settings
 
     def settings(self) -> TournamentSettings:
         """The settings of the run in this folder.
@@ -362,6 +352,49 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "item"):
         return value.item()
     raise TypeError(f"{type(value).__name__} is not a number a search log can hold")
+
+
+def _check_same_run(out_dir: str, stored: TournamentSettings, settings: TournamentSettings, grow: bool) -> None:
+    """Raises the ValueError of :meth:`RunStore.open` unless ``settings`` resume the run stored
+    (``stored``), or grow it (more games per pairing) when ``grow``."""
+    if stored == settings:
+        return
+    differences = stored.differences(settings)
+    if grow and all(d.startswith("games:") for d in differences):
+        if settings.games < stored.games:
+            raise ValueError(
+                f"{out_dir} holds a run of {stored.games} games per pairing; it can grow, not shrink "
+                f"(give --games {stored.games} or more to extend it, or another --out)"
+            )
+        return
+    raise ValueError(
+        f"{out_dir} holds a run with other settings ({'; '.join(differences)}); "
+        "give the same settings to resume it, or another --out"
+    )
+
+
+def check_run_folder(out_dir: str, settings: TournamentSettings) -> None:
+    """Raises the ValueError that opening ``out_dir`` for ``settings`` would (a file in its
+    place, a folder that cannot be made, another program's database, another run), without
+    writing anything: ``arena run`` checks before it says where the run goes."""
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"cannot create the run folder {out_dir}: a file has that name (give another --out)")
+    store = RunStore(out_dir, readonly=True)
+    if not store.exists():
+        ancestor = os.path.abspath(out_dir or ".")
+        while not os.path.exists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor) or not os.access(ancestor, os.W_OK | os.X_OK):
+            raise ValueError(f"cannot create the run folder {out_dir}: {ancestor} is not a folder this process can write in")
+        return
+    try:
+        store.check_ours()
+        with store._connect() as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "settings" in tables:
+            _check_same_run(out_dir, store.settings(), settings, grow=True)
+    finally:
+        store.close()
 
 
 def make_run_folder(out_dir: str) -> None:
