@@ -310,6 +310,7 @@ def stored_ids(out):
         return []
 
 
+@pytest.mark.slow  # a kill test (a run in a subprocess, killed, then resumed)
 @pytest.mark.parametrize("kill_group", [True, False])
 def test_a_killed_run_resumes_with_every_game_once(tmp_path, kill_group):
     """SIGKILL mid-run (the whole process group, or the parent alone: its workers die with it),

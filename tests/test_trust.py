@@ -217,3 +217,27 @@ def test_learn_kalah_writes_here_unless_asked_to_replace_the_shipped_weights(tmp
     learn_kalah.main(["--steps", "2", "--num-envs", "4", "--games", "2"])
     assert (tmp_path / "td_kalah.json").is_file() and BUNDLED_WEIGHTS.read_bytes() == shipped
     assert "td-kalah:weights=td_kalah.json vs greedy" in capsys.readouterr().out
+
+
+# -- Ray --------------------------------------------------------------------------------------------
+
+
+def test_a_ray_start_up_that_fails_is_one_line_with_what_to_try(tmp_path, capsys, monkeypatch):
+    """Ray's start-up times out on a loaded machine (3 of 4 tries at load 7 on the development
+    machine), with a plain Exception: simulated here."""
+    ray = pytest.importorskip("ray")
+    from board_arena.arena import cli
+
+    def timed_out(*args, **kwargs):
+        raise Exception("The current node timed out during startup. This could happen because some of the raylet failed to startup or the GCS has become overloaded.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as in a process without Ray running
+    monkeypatch.setattr(ray, "init", timed_out)
+    monkeypatch.setattr(ray, "shutdown", lambda: None)  # the module's own instance stays up
+    out = tmp_path / "never"
+    code = cli.main(["run", "--game", "kalah", "--agents", "random,greedy", "--cluster", "ray", "--out", str(out)])
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip() and not line.startswith("Run folder")]
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith("arena run: error: Ray did not start on this machine (load ")
+    assert "timed out during startup" in err[0] and "leave out --cluster" in err[0]
+    assert not out.exists()

@@ -265,7 +265,7 @@ EXIT_INVALID = 1
 def _cmd_verify(args: argparse.Namespace) -> int:
     from board_arena.arena.verify import verify_run
 
-    settings, count, invalid = verify_run(args.dir)
+    settings, count, invalid = verify_run(args.dir, progress=sys.stderr.isatty())
     for game in invalid:
         print(game)
     if invalid:

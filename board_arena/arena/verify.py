@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Iterator, Sequence
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from board_arena import engines
 from board_arena.arena._replay import draw_starts, replay_games
@@ -93,8 +95,9 @@ def failed_seat(end_reason: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def verify_run(out_dir: str, thorough: bool = True) -> tuple[TournamentSettings, int, list[InvalidGame]]:
-    """Verifies every stored game of the run in ``out_dir`` (read-only).
+def verify_run(out_dir: str, thorough: bool = True, progress: bool = False) -> tuple[TournamentSettings, int, list[InvalidGame]]:
+    """Verifies every stored game of the run in ``out_dir`` (read-only); ``progress`` shows a
+    bar (on standard error) while the games are examined one by one.
 
     Returns:
         The run's settings, the number of stored games, and the games that fail (by id).
@@ -108,10 +111,10 @@ def verify_run(out_dir: str, thorough: bool = True) -> tuple[TournamentSettings,
         stored = store.read_games()
     finally:
         store.close()
-    return settings, len(stored.games), verify_games(settings, stored, thorough)
+    return settings, len(stored.games), verify_games(settings, stored, thorough, progress)
 
 
-def verify_games(settings: TournamentSettings, stored: StoredGames, thorough: bool = False) -> list[InvalidGame]:
+def verify_games(settings: TournamentSettings, stored: StoredGames, thorough: bool = False, progress: bool = False) -> list[InvalidGame]:
     """The games of ``stored`` (a run of ``settings``) that fail verification (see the module
     docstring), in id order. ``thorough`` examines every game as a failed checksum does.
 
@@ -161,7 +164,9 @@ def verify_games(settings: TournamentSettings, stored: StoredGames, thorough: bo
     disagree = replayable & ~_agrees(games, replay)
     failed_checksum = stored.checksum == CHECKSUM_FAILED
     examine = replayable & (failed_checksum | thorough)
-    for i in np.flatnonzero(disagree | examine | failed_checksum).tolist():
+    looked_at = np.flatnonzero(disagree | examine | failed_checksum).tolist()
+    bar = tqdm(looked_at, desc="games examined", unit="game", file=sys.stderr, disable=not progress, leave=False)
+    for i in bar:
         g = games[i]
         played = move_ids[offsets[i] : offsets[i + 1]]
         found = problems.setdefault(i, [])
