@@ -246,3 +246,35 @@ def test_an_agent_that_raises_loses_and_its_game_verifies(tmp_path, forget_plugi
     settings = TournamentSettings.create("kalah:pits=3,seeds=3", ["raises-at-ply-2", "random"], games=4)
     run = arena.run_tournament(settings, str(tmp_path / "run"), concurrency=1, progress=False)
     assert all(failed_seat(g.end_reason) is not None for g in run.games) and run.invalid == []
+
+
+def _truncated(folder, pristine):
+    data = (pristine / DB_NAME).read_bytes()
+    (folder / DB_NAME).write_bytes(data[: len(data) // 2])
+
+
+#: A results database that is not a run, and words its one-line refusal must hold.
+BROKEN_DATABASES = {
+    "empty": (lambda folder, pristine: (folder / DB_NAME).write_bytes(b""), f"no arena run in {{folder!r}} ({DB_NAME} is empty)"),
+    "corrupted": (lambda folder, pristine: (folder / DB_NAME).write_bytes(bytes(range(256)) * 16), "is not an arena results database (file is not a database)"),
+    "truncated": (_truncated, "is not an arena results database"),
+    "foreign": (lambda folder, pristine: execute(folder, "CREATE TABLE accounts (owner TEXT, balance REAL)"), "belongs to another program (tables accounts), not board-arena: give the folder of an arena run"),
+}
+
+
+@pytest.mark.parametrize("command", ["report", "export", "verify", "replay"])
+@pytest.mark.parametrize("kind", list(BROKEN_DATABASES))
+def test_a_corrupted_truncated_empty_or_foreign_database_is_refused_in_one_line(kind, command, pristine, tmp_path):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    make, words = BROKEN_DATABASES[kind]
+    make(folder, pristine)
+    before = (folder / DB_NAME).read_bytes()
+    argv = [command, str(folder)] + (["0"] if command == "replay" else [])
+    status, out, err = arena_cli(*argv)
+    assert status == 2 and not out and len(err.splitlines()) == 1, (status, out, err)
+    assert err.startswith(f"arena {command}: error: ") and words.format(folder=str(folder)) in err, err
+    assert (folder / DB_NAME).read_bytes() == before
+    # SQLite's own side files of a WAL database opened for reading (a WAL left empty) may appear; nothing else.
+    assert {path.name for path in folder.iterdir()} <= {DB_NAME, DB_NAME + "-shm", DB_NAME + "-wal"}
+    assert not (folder / (DB_NAME + "-wal")).exists() or (folder / (DB_NAME + "-wal")).stat().st_size == 0

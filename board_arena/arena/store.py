@@ -157,12 +157,16 @@ class RunStore:
             finally:
                 connection.close()
         except sqlite3.Error as error:
-            raise ValueError(f"{self.path} is not an arena results database ({error}); give another --out") from None
+            raise ValueError(f"{self.path} is not an arena results database ({error}); {self._elsewhere()}") from None
         # An arena database, or an empty file; earlier versions did not set the application id.
         if application_id == APPLICATION_ID or not tables or (application_id == 0 and tables == _OUR_TABLES):
             return
         what = f"application id {application_id:#x}" if application_id else f"tables {', '.join(sorted(tables))}"
-        raise ValueError(f"{self.path} belongs to another program ({what}), not board-arena: give another --out")
+        raise ValueError(f"{self.path} belongs to another program ({what}), not board-arena: {self._elsewhere()}")
+
+    def _elsewhere(self) -> str:
+        """What to do about a folder this store cannot use: a run reads another, a run writes elsewhere."""
+        return "give the folder of an arena run" if self.readonly else "give another --out"
 
     def open(self, settings: TournamentSettings, grow: bool = True) -> TournamentSettings:
         """Creates the database with ``settings``, or checks that an existing one holds the same
@@ -209,12 +213,14 @@ class RunStore:
             raise ValueError(f"no arena run in {self.out_dir!r} (no {DB_NAME})")
         if self.readonly:
             self.check_ours()
+            if os.path.getsize(self.path) == 0:
+                raise ValueError(f"no arena run in {self.out_dir!r} ({DB_NAME} is empty)")
         with self._connect() as db:
             rows = dict(db.execute("SELECT key, value FROM settings").fetchall())
         if rows.get("schema") != SCHEMA_VERSION or "tournament" not in rows:
             raise ValueError(
                 f"{self.path} was written by another version of board-arena (layout "
-                f"{rows.get('schema', 'unknown')}, this version reads {SCHEMA_VERSION}); give another --out"
+                f"{rows.get('schema', 'unknown')}, this version reads {SCHEMA_VERSION}); {self._elsewhere()}"
             )
         try:
             return TournamentSettings.from_json(rows["tournament"])
