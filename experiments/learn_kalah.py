@@ -5,12 +5,15 @@ count one-hot, the store margin, the move-again flag), numpy only, fed by the ba
 environment: every step, ``BatchedEnv.afterstates`` shows each game's legal moves' results; the
 learner plays the move it values most (epsilon-greedy), and moves the value of each player's
 previous afterstate towards the value of the next one (negated when the other player moved, the
-exact result when the game ended). The weights go to ``board_arena/agents/data/td_kalah.json``, which the
-registered agent ``td-kalah`` loads; the script then plays ``td-kalah`` against ``greedy`` and
-``random`` (both seats) and prints the scores.
+exact result when the game ended). The weights go to ``td_kalah.json`` in the current folder
+(``--out FILE``; ``arena run --agents td-kalah:weights=FILE`` plays them), or, with
+``--replace-shipped``, to ``board_arena/agents/data/td_kalah.json``, the weights the registered
+agent ``td-kalah`` ships with; the script then plays them against ``greedy`` and ``random`` (both
+seats) and prints the scores.
 
-    python experiments/learn_kalah.py                  # train (under a minute), save, evaluate
-    python experiments/learn_kalah.py --evaluate-only  # evaluate the saved weights
+    python experiments/learn_kalah.py                      # train (under a minute), save, evaluate
+    python experiments/learn_kalah.py --replace-shipped    # the same, into the package's weights
+    python experiments/learn_kalah.py --evaluate-only      # evaluate the shipped weights
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
 from board_arena import agents, engines
 from board_arena.agents.learned import BUNDLED_WEIGHTS, feature_count, kalah_features
 from board_arena.envs import BatchedEnv
+from board_arena.files import check_writable, write_text_whole
 
 
 def train(steps: int, num_envs: int, seed: int, alpha: float, epsilon: float) -> tuple[np.ndarray, dict]:
@@ -94,25 +99,45 @@ def evaluate(spec: str, opponent: str, games: int, seed: int) -> float:
     return score / games
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments end the script with one line and status 2 (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=6000, help="batched steps (each steps every game)")
     parser.add_argument("--num-envs", type=int, default=512)
     parser.add_argument("--alpha", type=float, default=0.5)
     parser.add_argument("--epsilon", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--games", type=int, default=200, help="evaluation games against each opponent")
-    parser.add_argument("--out", type=Path, default=BUNDLED_WEIGHTS)
-    parser.add_argument("--evaluate-only", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument("--out", type=Path, default=None, help="where the weights go (default: td_kalah.json here)")
+    parser.add_argument("--replace-shipped", action="store_true", help=f"write the package's own weights, {BUNDLED_WEIGHTS}")
+    parser.add_argument("--evaluate-only", action="store_true", help="evaluate --out (default: the shipped weights)")
+    args = parser.parse_args(argv)
+    for name, low, high in (("steps", 1, 10**7), ("num_envs", 1, 1 << 20), ("games", 1, 10**6)):
+        if not low <= getattr(args, name) <= high:
+            parser.error(f"--{name.replace('_', '-')} must be from {low:,} to {high:,}, not {getattr(args, name):,}")
+    if not (0 < args.alpha <= 10 and 0 <= args.epsilon <= 1):
+        parser.error(f"--alpha must be in (0, 10] and --epsilon in [0, 1], not {args.alpha} and {args.epsilon}")
+    if args.replace_shipped and args.out is not None:
+        parser.error("give --out FILE or --replace-shipped, not both")
+    out = BUNDLED_WEIGHTS if args.replace_shipped or (args.evaluate_only and args.out is None) else args.out or Path("td_kalah.json")
     if not args.evaluate_only:
+        try:
+            check_writable(out, "--out")  # before the training, not after it
+        except ValueError as error:
+            parser.error(str(error))
         weights, meta = train(args.steps, args.num_envs, args.seed, args.alpha, args.epsilon)
-        args.out.write_text(json.dumps({**meta, "weights": [round(float(x), 6) for x in weights]}) + "\n")
+        write_text_whole(out, json.dumps({**meta, "weights": [round(float(x), 6) for x in weights]}) + "\n")
         print(
             f"trained on {meta['steps']:,} positions ({meta['games']:,} self-play games) in {meta['seconds']} s; "
-            f"weights in {args.out}"
+            f"weights in {out}"
         )
-    spec = "td-kalah" if args.out.resolve() == BUNDLED_WEIGHTS else f"td-kalah:weights={args.out}"
+    spec = "td-kalah" if out.resolve() == BUNDLED_WEIGHTS else f"td-kalah:weights={out}"
     for opponent in ("random", "greedy"):
         score = evaluate(spec, opponent, args.games, seed=1000)
         print(f"{spec} vs {opponent}: score {score:.3f} over {args.games} games (both seats)")

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import platform
 import sys
 import time
 from pathlib import Path
+from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -35,6 +38,7 @@ from board_arena import (
 )
 from board_arena.agents.solver import new_solver_table, solve  # noqa: E402
 from board_arena.engines.mancala import endgame  # noqa: E402
+from board_arena.files import check_writable, write_text_whole  # noqa: E402
 
 PUBLISHED = Path(__file__).resolve().parent / "data" / "kalah_irving2000.json"
 
@@ -131,7 +135,7 @@ def kalah_table(args) -> None:
             print(format_row(row), flush=True)
     text = markdown(rows, args)
     if args.out:
-        Path(args.out).write_text(text)
+        write_text_whole(args.out, text)
         print(f"wrote {args.out}")
 
 
@@ -174,8 +178,58 @@ def markdown(rows, args) -> str:
     return "\n".join(lines) + "\n"
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad arguments end the script with one line and status 2 (no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def most_table_mb() -> float:
+    """The largest --table-mb: the machine's memory (a table that does not fit would only swap),
+    or 1 TiB where the memory cannot be read."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (ValueError, OSError, AttributeError):
+        return 2.0**20
+
+
+def check_arguments(args, parser) -> None:
+    """Every argument checked before any work starts (a database built or a game solved): one
+    line and status 2 for the first that is wrong, saying what is allowed."""
+    if bool(args.kalah_table) == bool(args.game):
+        parser.error("give --game NAME[:param=value,...] or --kalah-table (one of them)")
+    most = most_table_mb()
+    if not (math.isfinite(args.table_mb) and 0.001 <= args.table_mb <= most):
+        parser.error(f"--table-mb must be from 0.001 to {most:,.0f} MiB (this machine's memory), not {args.table_mb:g}")
+    if not (math.isfinite(args.limit) and 0 <= args.limit <= 10**7):
+        parser.error(f"--limit must be from 0 (no limit) to 10,000,000 seconds, not {args.limit:g}")
+    if not (math.isfinite(args.db_entries) and 1 <= args.db_entries <= endgame.MAX_BUILD_POSITIONS):
+        parser.error(f"--db-entries must be from 1 to {endgame.MAX_BUILD_POSITIONS:,} positions, not {args.db_entries:g}")
+    try:
+        if args.kalah_table:
+            if args.endgame is not None:
+                raise ValueError("--endgame goes with --game (--kalah-table picks its databases: --db-pits, --db-entries)")
+            for pits in numbers("--pits", args.pits):
+                for seeds in numbers("--seeds", args.seeds):
+                    engines.make("kalah", pits=pits, seeds=seeds, empty_capture=True)
+            if args.db_pits:
+                numbers("--db-pits", args.db_pits)
+            if args.out is not None:
+                check_writable(args.out, "--out")
+        else:
+            if args.out is not None:
+                raise ValueError("--out goes with --kalah-table (one game's result is printed)")
+            name, params = agents.parse_spec(args.game)
+            game = engines.make(name, **params)
+            if args.endgame is not None:
+                game.check_endgame_size(args.endgame)
+    except ValueError as error:
+        parser.error(str(error))
+
+
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", help="game and parameters, e.g. konane-classic:size=6")
     parser.add_argument("--kalah-table", action="store_true", help="compute the table of Irving et al.")
     parser.add_argument("--pits", default="1,2,3,4,5,6", help="--kalah-table: the m to solve")
@@ -191,8 +245,7 @@ def main(argv=None) -> None:
     parser.add_argument("--table-mb", type=float, default=1024.0, help="transposition table size (MiB)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    if not (args.kalah_table or args.game):
-        parser.error("give --game or --kalah-table")
+    check_arguments(args, parser)
     try:
         if args.kalah_table:
             kalah_table(args)

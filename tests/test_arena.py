@@ -229,7 +229,7 @@ def test_arena_run_report_replay_and_list(tmp_path, capsys):
     args = ["run", "--game", "kalah", "--param", "pits=4", "--agents", "random,greedy", "--games", "4"]
     assert main(args + ["--out", out, "--concurrency", "1", "--quiet", "--anchor", "random"]) == 0
     printed = capsys.readouterr().out
-    for expected in ("Standings", "Elo", "95% interval", "Crosstable", "First player (the one who moves first)", "Pairings", "Time per move", "anchored at random"):
+    for expected in ("Standings", "Elo", "95% interval", "Crosstable", "First player (the one who moves first)", "Pairings", "Time per move", "Elo against random (rated 0)"):
         assert expected in printed
     for name in ("elo.png", "scores.png", "history.png", "results.sqlite"):
         assert os.path.getsize(os.path.join(out, name)) > 0
@@ -310,6 +310,7 @@ def stored_ids(out):
         return []
 
 
+@pytest.mark.slow  # a kill test (a run in a subprocess, killed, then resumed)
 @pytest.mark.parametrize("kill_group", [True, False])
 def test_a_killed_run_resumes_with_every_game_once(tmp_path, kill_group):
     """SIGKILL mid-run (the whole process group, or the parent alone: its workers die with it),

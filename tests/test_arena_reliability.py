@@ -16,6 +16,8 @@ import pytest
 
 from board_arena.arena.store import RunLock
 
+pytestmark = pytest.mark.slow  # a system test (runs interrupted and killed in subprocesses): python -m pytest -m "not slow" leaves it out
+
 ROOT = Path(__file__).resolve().parent.parent
 # Games long enough that a run is still going when the signal comes (a few hundred ms each).
 SLOW = ["--game", "kalah", "--agents", "mcts:iterations=3000,alphabeta:depth=5"]

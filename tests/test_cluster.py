@@ -2,6 +2,7 @@
 mid-run, and one-line errors for bad or unreachable clusters. Runs on a Ray instance started here
 and on a multi-node cluster simulated on this machine (``ray.cluster_utils.Cluster``)."""
 
+import json
 import logging
 import os
 import signal
@@ -15,6 +16,8 @@ import ray
 
 from board_arena import arena
 from board_arena.arena.cluster import RayPool, parse_cluster
+
+pytestmark = pytest.mark.slow  # a system test (Ray: a Ray instance, actors, a simulated cluster): python -m pytest -m "not slow" leaves it out
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The actors of a test instance import this checkout's code.
@@ -160,3 +163,26 @@ def test_ctrl_c_on_a_ray_run_is_one_line_and_exit_130_leaves_no_worker_and_the_r
     resumed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert stored() == 6
+
+
+def test_a_local_ray_instance_listens_on_this_machine_only(tmp_path):
+    """Every socket that the Ray instance of --cluster ray listens on is a loopback address (in a
+    process of its own: this module's instance is another one)."""
+    script = """
+import json, psutil
+from board_arena import arena
+from board_arena.arena.cluster import RayPool
+settings = arena.TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2)
+with RayPool(settings, 1, where="ray") as pool:
+    results = list(pool.play(settings.schedule()))
+    ray_pids = {p.pid for p in psutil.Process().children(recursive=True)}
+    listening = sorted({c.laddr.ip for c in psutil.net_connections("inet") if c.status == "LISTEN" and c.pid in ray_pids})
+print(json.dumps([len(results), listening]))
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    played, listening = json.loads(result.stdout.strip().splitlines()[-1])
+    assert played == 2 and listening, "the instance played and listens somewhere"
+    assert all(ip in ("127.0.0.1", "::1", "::ffff:127.0.0.1") for ip in listening), listening
+    assert "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER" not in os.environ

@@ -246,8 +246,10 @@ def test_notation_and_errors():
     state.apply("6-1R")  # equal ends: R reads as the one move, which places the tile on the left
     # line: [1|6][6|6]   ends 1 and 6
     assert game.line(state) == [(1, 6), (6, 6)]
-    with pytest.raises(IllegalMoveError, match="5-4 does not match the left end 1"):
+    with pytest.raises(IllegalMoveError, match=r"^5-4 does not match the left end 1, nor the right end 6 \("):
         state.copy().apply("5-4L")
+    with pytest.raises(IllegalMoveError, match="^1-0 does not match the right end 6; it matches the left end 1: 1-0L$"):
+        state.copy().apply("1-0R")
     with pytest.raises(IllegalMoveError, match="you cannot draw when you can play"):
         state.copy().apply("draw")
     with pytest.raises(IllegalMoveError, match="you must play when you can"):

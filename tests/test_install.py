@@ -16,6 +16,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a system test (an installation into a fresh environment): python -m pytest -m "not slow" leaves it out
+
 ROOT = Path(__file__).resolve().parent.parent
 SDK_CHECK = "from agents import Agent, Runner; import agents; print(agents.__file__)"
 

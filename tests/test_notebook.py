@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a system test (the notebook, run top to bottom): python -m pytest -m "not slow" leaves it out
+
 nbformat = pytest.importorskip("nbformat", reason="the notebook test needs the test extra: pip install -e '.[test]'")
 nbclient = pytest.importorskip("nbclient", reason="the notebook test needs the test extra: pip install -e '.[test]'")
 
@@ -36,7 +38,7 @@ def test_the_analysis_notebook_runs_and_is_stored_without_outputs(tmp_path):
     assert not [out for out in outputs if out.output_type == "error"]
     text = "".join(out.get("text", "") for out in outputs) + "".join(str(out.get("data", {}).get("text/plain", "")) for out in outputs)
     assert "<Run kalah: random, greedy, mcts:iterations=100, alphabeta:depth=3; 60 of 60 games played;" in text
-    assert "Standings (Bradley-Terry Elo" in text and "60 games; the first replays to" in text
+    assert "Standings (Elo against the agents' mean; Bradley-Terry" in text and "60 games; the first replays to" in text
     images = [out for out in outputs if "image/png" in out.get("data", {})]
     assert len(images) >= 5  # Elo, scores, history, one game's searches, game lengths
     assert any(path.name.startswith("arena-analysis-") for path in tmp_path.iterdir())  # not in the real /tmp

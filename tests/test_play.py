@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -128,3 +129,10 @@ def test_colours_follow_the_pieces():
 def test_bad_arguments_are_one_line_errors(args, message, tmp_path):
     done, _ = play(args, [], tmp_path)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_draw_names_the_tile_drawn(tmp_path):
+    done, _ = play(["--game", "dominoes", "--opponent", "greedy", "--seed", "1"], first_moves_until_the_end(), tmp_path)
+    assert done.returncode == 0, done.stderr
+    drawn = [line for line in done.stdout.splitlines() if "You play draw" in line]
+    assert drawn and all(re.search(r"You play draw: you drew \d-\d\.$", line) for line in drawn), drawn

@@ -1,14 +1,17 @@
-"""PettingZoo's api_test and Gymnasium's environment checker pass for every game."""
+"""PettingZoo's api_test and Gymnasium's environment checker pass for every game; the environments
+follow the specs strictly: a step after the end, what the action space contains and what it does not."""
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
 import board_arena.envs.gymnasium_env  # noqa: F401  (registers the ids)
 from board_arena import engines
-from board_arena.envs import IllegalActionError
+from board_arena.envs import BatchedEnv, IllegalActionError, NotAnActionError
+from board_arena.envs.gymnasium_env import ResetNeededError
 from board_arena.envs.pettingzoo_env import env as aec_env
 
 
@@ -63,3 +66,87 @@ def test_gymnasium_env_against_mcts_is_seeded_and_refuses_bad_settings():
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError):
         strict.step(6)
+
+
+# -- the specs, strictly: a step after the end, what the action space contains -----------------
+
+#: Values the action space Discrete(6) contains: the action 2 written every way a caller may.
+ACTIONS = [2, np.int64(2), np.int32(2), np.uint8(2), np.array(2), np.array(2, np.int16)]
+#: Values it does not contain: refused with one line, whatever the environment does with illegal moves.
+NOT_ACTIONS = [2.7, np.float32(3.9), 2.0, "2", True, np.bool_(True), None, [2], np.array([2]), np.array(2.0), -1, 6, 2**70]
+
+
+@pytest.mark.parametrize("action", ACTIONS, ids=repr)
+def test_every_action_the_space_contains_is_accepted(action):
+    gym_env = gym.make("board-arena/kalah-v0", opponent="random")
+    gym_env.reset(seed=0)
+    assert gym_env.action_space.contains(action)
+    obs, _, _, _, _ = gym_env.step(action)  # pit c ends in South's store: the learner moves again
+    assert obs[0, 2] == 0
+    e = aec_env("kalah")
+    e.reset(seed=0)
+    e.step(action)
+    assert e.unwrapped.state_.history == (2,)
+
+
+@pytest.mark.parametrize("action", NOT_ACTIONS, ids=repr)
+def test_what_the_space_does_not_contain_is_refused_with_one_line(action):
+    gym_env = gym.make("board-arena/kalah-v0", opponent="random")  # illegal="lose": still refused
+    gym_env.reset(seed=0)
+    with pytest.raises(NotAnActionError, match="^an action is an integer from 0 to 5") as refused:
+        gym_env.step(action)
+    assert "\n" not in str(refused.value)
+    assert gym_env.unwrapped.state.history == ()  # nothing played: the episode goes on
+    gym_env.step(2)
+    e = aec_env("kalah")
+    e.reset(seed=0)
+    with pytest.raises(NotAnActionError, match="^an action is an integer from 0 to 5"):
+        e.step(action)
+    assert e.unwrapped.state_.history == ()
+
+
+@pytest.mark.parametrize("actions", [[2.0, 1.0], ["2", "1"], [True, False], [[2], [1]], [2]], ids=repr)
+def test_the_batched_environment_refuses_actions_that_are_not_integers(actions):
+    env = BatchedEnv("kalah", num_envs=2, seed=0)
+    with pytest.raises(NotAnActionError, match="^actions must be 2 integers"):
+        env.step(np.asarray(actions) if actions != [2] else actions)
+    env.step(np.array([2, 1], np.uint8))  # any integer type
+
+
+def test_a_step_after_the_end_raises_reset_needed_also_after_an_illegal_action():
+    gym_env = gym.make("board-arena/kalah-v0", opponent="random")
+    with pytest.raises(ResetNeeded):
+        gym_env.step(0)  # before reset: Gymnasium's own wrapper
+    with pytest.raises(ResetNeededError):
+        gym_env.unwrapped.step(0)  # the environment itself says the same
+    gym_env.reset(seed=0)
+    state = gym_env.unwrapped.state
+    state.apply(2)  # South sows pit c into its store and moves again: pit c is empty, action 2 illegal
+    obs, reward, terminated, truncated, info = gym_env.step(2)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    with pytest.raises(ResetNeededError, match="the episode is over"):
+        gym_env.step(0)  # a legal action, after the illegal one ended the episode
+    assert isinstance(ResetNeededError("x"), ValueError)
+    _, info = gym_env.reset(seed=1)
+    done = False
+    while not done:
+        _, _, terminated, truncated, info = gym_env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = terminated or truncated
+    with pytest.raises(ResetNeededError):
+        gym_env.step(0)  # after a game that ended by the rules
+
+
+def test_a_pettingzoo_step_after_the_end_is_refused():
+    e = aec_env("kalah")
+    e.reset(seed=3)
+    for agent in e.agent_iter():
+        obs, _, terminated, truncated, _ = e.last()
+        if terminated or truncated:
+            with pytest.raises(ValueError, match="only valid action is None"):
+                e.step(0)  # PettingZoo's own rule for an agent that is done
+            e.step(None)
+        else:
+            e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    raw = e.unwrapped
+    with pytest.raises(ValueError, match="no game in progress"):
+        raw.step(0)

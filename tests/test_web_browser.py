@@ -17,6 +17,8 @@ from board_arena.arena.settings import TournamentSettings
 from board_arena.arena.tournament import run_tournament
 from board_arena.arena.web.server import GameServer, make_server
 
+pytestmark = pytest.mark.slow  # a system test (a headless browser): python -m pytest -m "not slow" leaves it out
+
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 #: A page that waits for the person: no request under way and a move to make, or the end.
 READY = "ui.view && !ui.busy && !ui.timer && (ui.view.moves.length > 0 || ui.view.result !== null)"

@@ -491,6 +491,11 @@ class AlphaBetaAgent(TableAgent):
         super().check_game(game)
         if self.params["endgame"] and not game.has_endgame_databases:
             raise ValueError(f"{self.name}: endgame={self.params['endgame']}, but {game.name} has no endgame databases")
+        if self.params["endgame"]:
+            try:
+                game.check_endgame_size(self.params["endgame"])
+            except ValueError as error:
+                raise ValueError(f"{self.name}: endgame={self.params['endgame']}: {error}") from None
 
     def _endgame(self, state):
         """The endgame database ``(db, k)`` asked for by ``endgame`` (built once), or None."""

@@ -73,12 +73,21 @@ def kalah_features(obs: np.ndarray, again: np.ndarray) -> np.ndarray:
 
 
 def load_weights(path: str | Path) -> tuple[np.ndarray, dict]:
-    """(weights, metadata) from a JSON file written by ``experiments/learn_kalah.py``."""
+    """(weights, metadata) from a JSON file written by ``experiments/learn_kalah.py``; the
+    metadata's ``pits`` is the number of pits the weights are for (told by their count).
+
+    Raises:
+        ValueError: the file cannot be read, or holds no weights of a Kalah variant.
+    """
     try:
         data = json.loads(Path(path).read_text())
-        return np.asarray(data["weights"], np.float32), data
-    except (OSError, ValueError, KeyError) as error:
+        weights = np.asarray(data["weights"], np.float32)
+    except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"cannot read TD weights from {path}: {error}") from None
+    fits = [pits for pits in range(1, 9) if weights.shape == (feature_count(pits),)]
+    if not isinstance(data, dict) or not fits or not np.isfinite(weights).all():
+        raise ValueError(f"{path} holds no TD weights of a Kalah variant (experiments/learn_kalah.py writes them)")
+    return weights, {**data, "pits": fits[0]}
 
 
 @register_agent
@@ -95,7 +104,7 @@ class TDKalahAgent(Agent):
         if game.family != "mancala" or feature_count(game.params["pits"]) != len(self.weights):
             raise ValueError(
                 f"td-kalah plays the Mancala variant its weights were learned on "
-                f"({self.meta.get('game', 'kalah')} with {self.meta.get('pits', 6)} pits), not {game.name}"
+                f"({self.meta.get('game', 'kalah')} with {self.meta['pits']} pits), not {game.name}"
                 f"{'' if game.family != 'mancala' else ' with ' + str(game.params['pits']) + ' pits'}"
             )
 

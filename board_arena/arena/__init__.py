@@ -6,7 +6,7 @@ In Python::
     from board_arena import arena
     settings = arena.TournamentSettings.create("kalah", ["mcts", "alphabeta:depth=4"], games=20)
     run = arena.run_tournament(settings, "arena-runs/demo", concurrency=2)
-    run.ratings().elo                 # joint Bradley-Terry Elo, mean 0
+    run.ratings().elo["mcts"]         # joint Bradley-Terry Elo against the mean, by agent name
     run.records()                     # the games as plain dicts; run.to_dataframe() with pandas
     run.moves()                       # every ply with its search; run.moves_dataframe() with pandas
     print(run.write_report())         # the report and plots of `arena report`

@@ -1,4 +1,4 @@
-"""The ``arena`` command: ``run``, ``report``, ``list``, ``replay``, ``export``, ``play``, ``serve``.
+"""The ``arena`` command: ``run``, ``report``, ``verify``, ``list``, ``replay``, ``export``, ``play``, ``serve``.
 
 Every error a user can cause (an unknown game or agent, a bad parameter, a folder holding another
 run) ends the command with one line saying what was wrong and what is allowed, and status 2.
@@ -22,6 +22,7 @@ EXAMPLES = """examples:
   arena run --game kalah:pits=5,seeds=3 --agents random,alphabeta:depth=4,mcts:iterations=500 --games 20
   arena run --game mancala --agents mcts,alphabeta --cluster auto
   arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
+  arena verify arena-runs/mancala-mcts-alphabeta-1a2b3c4d
   arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
   arena export arena-runs/mancala-mcts-alphabeta-1a2b3c4d --out games.txt
   arena list
@@ -49,7 +50,7 @@ def _typed(convert: Callable[[str], _Value], what: str) -> Callable[[str], _Valu
 
     def parse(text: str) -> _Value:
         try:
-            if len(text) > 24:  # no number a person means is this long
+            if len(text) > 24 or not text.isascii():  # no number a person means is this long; int("٣") is 3
                 raise ValueError
             return convert(text)
         except ValueError:
@@ -129,6 +130,15 @@ def _build_parser() -> argparse.ArgumentParser:
     report.add_argument("dir", metavar="DIR", help="run folder")
     report.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
 
+    verify = commands.add_parser(
+        "verify",
+        help="check every stored game of a run",
+        description="Check every stored game of a run: each replays through the engine to its stored result, "
+        "score and length, belongs to the run's schedule (seats, seeds, opening), its notation matches its "
+        "moves, and its checksum holds. Lists every game that fails; exit status 1 if one does.",
+    )
+    verify.add_argument("dir", metavar="DIR", help="run folder")
+
     listing = commands.add_parser(
         "list",
         help="games, presets and agents with their parameters",
@@ -143,7 +153,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "or a game record file saved by arena play.",
     )
     replay.add_argument("path", metavar="DIR|FILE", help="run folder, or a .json game record")
-    replay.add_argument("game_id", type=int, nargs="?", metavar="GAME_ID", help="game number in a run folder (0 is the first)")
+    replay.add_argument("game_id", type=_integer, nargs="?", metavar="GAME_ID", help="game number in a run folder (0 is the first)")
 
     export = commands.add_parser(
         "export",
@@ -172,6 +182,12 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-browser", action="store_true", help="do not open a browser")
     for name in ("run", "play", "list", "serve"):
         add_plugin_option(commands.choices[name])
+    for name in ("run", "report", "export"):
+        commands.choices[name].add_argument(
+            "--skip-invalid",
+            action="store_true",
+            help="leave out the stored games that fail verification (see arena verify) instead of refusing the run",
+        )
     return parser
 
 
@@ -218,11 +234,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
         swap=not args.noswap,
         **strength_options(args),
     )
-    if args.anchor and args.anchor not in settings.labels:
+    if args.anchor is not None and args.anchor not in settings.labels:
         raise ValueError(f"--anchor {args.anchor!r} is not one of the agents: {', '.join(settings.labels)}")
-    out_dir = args.out or settings.default_out_dir()
+    out_dir = settings.default_out_dir() if args.out is None else args.out
+    if not out_dir:
+        raise ValueError("--out: give a folder name, not an empty one")
+    from board_arena.arena.store import check_run_folder
+
+    check_run_folder(out_dir, settings)  # before saying where the run goes
     print(f"Run folder: {out_dir}", file=sys.stderr)
-    run = run_tournament(settings, out_dir, args.concurrency, progress=not args.quiet, cluster=args.cluster)
+    run = run_tournament(
+        settings, out_dir, args.concurrency, progress=not args.quiet, cluster=args.cluster, skip_invalid=args.skip_invalid
+    )
     print()
     _report(run, args.anchor)
     return 0
@@ -231,7 +254,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from board_arena.arena.tournament import load_run
 
-    _report(load_run(args.dir), args.anchor)
+    _report(load_run(args.dir, args.skip_invalid), args.anchor)
+    return 0
+
+
+#: ``arena verify``'s exit status when some game fails (2 stays for errors of use).
+EXIT_INVALID = 1
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from board_arena.arena.verify import verify_run
+
+    settings, count, invalid = verify_run(args.dir, progress=sys.stderr.isatty())
+    for game in invalid:
+        print(game)
+    if invalid:
+        print(f"{len(invalid):,} of {count:,} stored games fail verification (of {settings.total_games:,} in the run)")
+        return EXIT_INVALID
+    print(f"All {count:,} stored games verified (of {settings.total_games:,} in the run): each replays to its stored end, "
+          "follows the schedule and the openings, and its checksum holds")
     return 0
 
 
@@ -313,7 +354,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     else:
         if args.game_id is None:
             raise ValueError("give the game number after the run folder, e.g. arena replay DIR 0")
-        run = load_run(args.path)
+        run = load_run(args.path, skip_invalid=True)
+        failed = next((g for g in run.invalid if g.id == args.game_id), None)
+        if failed is not None:
+            raise ValueError(f"{failed} (see arena verify {args.path})")
         record = run.game_record(args.game_id)
         stored = next(g for g in run.games if g.id == args.game_id)
         players = [stored.player0, stored.player1]
@@ -344,7 +388,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     from board_arena.arena.export import export_run
 
-    path, count = export_run(args.dir, args.out)
+    path, count = export_run(args.dir, args.out, args.skip_invalid)
     if path != "-":
         print(f"{count} games written to {path}")
     return 0
@@ -361,6 +405,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {error.strerror or error}") from None
 
 
+_COMMANDS = ("run", "report", "verify", "list", "replay", "export", "play", "serve")
 #: Exit status after an interrupt (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
 #: Exit status when the reader of the output went away (128 + SIGPIPE), as for `git log | head`.
@@ -372,7 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     and status 2; an interrupt at any moment (start-up included) is one line and status 130."""
     words = sys.argv[1:] if argv is None else list(argv)
     # The command's name before the parser exists (building it imports numba: Ctrl-C may come then).
-    command = f"arena {words[0]}" if words and words[0] in ("run", "report", "list", "replay", "export", "play", "serve") else "arena"
+    command = f"arena {words[0]}" if words and words[0] in _COMMANDS else "arena"
     try:
         try:
             args = _build_parser().parse_args(argv)
@@ -384,7 +429,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         load_agent_plugins(args)
 
-        handlers = {"run": _cmd_run, "report": _cmd_report, "list": _cmd_list, "replay": _cmd_replay, "export": _cmd_export, "play": cmd_play, "serve": _cmd_serve}
+        handlers = {"run": _cmd_run, "report": _cmd_report, "verify": _cmd_verify, "list": _cmd_list, "replay": _cmd_replay,
+                    "export": _cmd_export, "play": cmd_play, "serve": _cmd_serve}
         return handlers[args.command](args)
     except ValueError as error:
         print(f"{command}: error: {error}", file=sys.stderr)

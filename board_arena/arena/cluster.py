@@ -28,6 +28,7 @@ import socket
 import time
 import warnings
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Iterator
@@ -133,6 +134,35 @@ def _package_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+#: The address a Ray instance started here listens on: this machine only.
+LOOPBACK = "127.0.0.1"
+#: Ray's switch for the local-only mode it uses on Windows and macOS (servers bound to the
+#: loopback interface); on Linux it resolves 127.0.0.1 to the machine's network address and
+#: listens on every interface unless the switch says otherwise.
+_RAY_CLUSTER_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+@contextmanager
+def _loopback_only(ray: ModuleType) -> Iterator[None]:
+    """Makes a Ray instance started in the block listen on the loopback interface only, as Ray
+    does on Windows and macOS: its switch off, in the environment (the processes it starts
+    inherit it) and in ``ray._private.ray_constants`` (read when Ray was imported). Both are
+    put back afterwards; ``tests/test_cluster.py`` checks where the instance listens."""
+    from ray._private import ray_constants  # Ray's internals: here only
+
+    saved_env, saved_flag = os.environ.get(_RAY_CLUSTER_SWITCH), ray_constants.ENABLE_RAY_CLUSTER
+    os.environ[_RAY_CLUSTER_SWITCH] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        ray_constants.ENABLE_RAY_CLUSTER = saved_flag
+        if saved_env is None:
+            os.environ.pop(_RAY_CLUSTER_SWITCH, None)
+        else:
+            os.environ[_RAY_CLUSTER_SWITCH] = saved_env
+
+
 class _GameWorker:
     """A Ray actor: warms up once, then plays the batches it is given."""
 
@@ -195,8 +225,15 @@ class RayPool(WorkerPool):
                 with warnings.catch_warnings():  # Ray Client warns, then raises: the error says it all
                     warnings.simplefilter("ignore")
                     self._init(ray, options)
-            except (ConnectionError, RuntimeError, TimeoutError) as error:
-                raise ValueError(self._unreachable(error)) from None
+            except KeyboardInterrupt:
+                raise
+            except Exception as error:  # Ray raises plain Exceptions too (a start-up that timed out)
+                with ignoring_interrupts():
+                    try:
+                        ray.shutdown()  # whatever half started
+                    except Exception:
+                        pass
+                raise ValueError(self._failed_start(error) if self.where.kind == "local" else self._unreachable(error)) from None
             self._started_here = True
         self._ray = ray
         self._actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_GameWorker)
@@ -213,16 +250,30 @@ class RayPool(WorkerPool):
             hint = " (a cluster with token authentication needs RAY_AUTH_MODE=token and its token here: ray get-auth-token on the head)"
         return f"cannot join {self.where}: {first}{hint}"
 
+    def _failed_start(self, error: Exception) -> str:
+        """A local instance that did not start, in one line with what to try."""
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        try:
+            load = f" (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+        except (OSError, AttributeError):
+            load = ""
+        return (
+            f"Ray did not start on this machine{load}: {first[:200].rstrip('.')}; try again when the machine is less busy, "
+            "or leave out --cluster (local worker processes play the same games)"
+        )
+
     def _init(self, ray: ModuleType, options: dict[str, Any]) -> None:
         if self.where.kind == "local":
-            ray.init(
-                address="local",  # a new instance, even where a cluster runs (that is --cluster auto)
-                num_cpus=os.cpu_count() or 1,
-                object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-                include_dashboard=False,
-                runtime_env={"env_vars": {"PYTHONPATH": _package_root()}},
-                **options,
-            )
+            with _loopback_only(ray):
+                ray.init(
+                    address="local",  # a new instance, even where a cluster runs (that is --cluster auto)
+                    num_cpus=os.cpu_count() or 1,
+                    object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                    include_dashboard=False,
+                    _node_ip_address=LOOPBACK,  # the instance's servers listen on this machine only
+                    runtime_env={"env_vars": {"PYTHONPATH": _package_root()}},
+                    **options,
+                )
         else:
             ray.init(address=self.where.address, **options)
 

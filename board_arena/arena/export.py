@@ -35,17 +35,16 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Iterable, TextIO
+from typing import IO, Iterable
 
 from board_arena import engines
 from board_arena.agents.base import format_value
-from board_arena.arena.store import GameResult
+from board_arena.arena.store import RESULT_TEXT, GameResult, RunStore
 from board_arena.arena.tournament import Run, load_run
+from board_arena.files import check_writable, open_whole
 
 __all__ = ["TextRecord", "format_game", "write_games", "read_records", "export_run", "RESULT_TEXT"]
 
-#: Seat 0's result (1, 0, -1) as a record writes it.
-RESULT_TEXT = {1.0: "1-0", 0.0: "1/2-1/2", -1.0: "0-1"}
 EXPORT_NAME = "games.txt"
 
 
@@ -96,7 +95,7 @@ def format_game(g: GameResult, game_name: str, params_text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_games(run: Run, handle: TextIO) -> int:
+def write_games(run: Run, handle: IO[str]) -> int:
     """Writes every stored game of ``run`` (an :class:`arena.Run`) to ``handle``; returns how many."""
     game = run.settings.make_game()
     params_text = ",".join(f"{k}={format_value(v)}" for k, v in game.params.items())
@@ -106,22 +105,32 @@ def write_games(run: Run, handle: TextIO) -> int:
     return len(run.games)
 
 
-def export_run(out_dir: str, out: str | None = None) -> tuple[str, int]:
-    """Writes the games of the run in ``out_dir`` to ``out`` (default ``out_dir/games.txt``;
-    ``-`` for stdout); returns where and how many.
+def export_run(out_dir: str, out: str | None = None, skip_invalid: bool = False) -> tuple[str, int]:
+    """Writes the verified games of the run in ``out_dir`` to ``out`` (default
+    ``out_dir/games.txt``; ``-`` for stdout); returns where and how many. The file is written
+    whole or not at all: the games go to a temporary file beside it, renamed into place.
 
     Raises:
-        ValueError: no run in ``out_dir``, or ``out`` cannot be written.
+        ValueError: no run in ``out_dir``, or ``out`` cannot be written (found before the run
+            is read).
+        arena.verify.InvalidGamesError: (a ValueError) stored games fail verification, and
+            ``skip_invalid`` is false.
     """
-    run = load_run(out_dir)
-    path = out or os.path.join(out_dir, EXPORT_NAME)
+    path = os.path.join(out_dir, EXPORT_NAME) if out is None else out
     if path == "-":
-        return "-", write_games(run, sys.stdout)
+        return "-", write_games(load_run(out_dir, skip_invalid), sys.stdout)
+    store = RunStore(out_dir, readonly=True)
     try:
-        with open(path, "w", encoding="utf-8") as handle:
-            return path, write_games(run, handle)
+        store.settings()  # there is a run here (before anything is written)
+    finally:
+        store.close()
+    check_writable(path, "--out")
+    try:
+        with open_whole(path) as handle:
+            count = write_games(load_run(out_dir, skip_invalid), handle)
     except OSError as error:
         raise ValueError(f"cannot write {path}: {error.strerror or error}") from None
+    return path, count
 
 
 def parse_records(lines: Iterable[str]) -> list[TextRecord]:

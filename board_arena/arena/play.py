@@ -187,7 +187,8 @@ class PlaySession:
         self.state.apply(move)  # legal: parsed and checked in the person's view
         self.undo_stack.append(before)
         self.listed = None
-        self.write(f"You play {text}.")
+        drawn = _new_in_hand(before, self.state, self.human)
+        self.write(f"You play {text}: you drew {', '.join(drawn)}." if drawn else f"You play {text}.")
         if not self.state.is_terminal():
             self.show_board()  # the position after your move, before the agent's reply
 
@@ -272,6 +273,7 @@ class PlaySession:
             searches=[self.searches.get(ply) for ply in range(self.state.ply)],
         )
         try:
+            os.makedirs(os.path.dirname(self.record_path) or ".", exist_ok=True)
             with open(self.record_path, "w", encoding="utf-8") as handle:
                 handle.write(record.to_json() + "\n")
         except OSError as error:
@@ -282,32 +284,46 @@ class PlaySession:
 
 
 def _check_writable(path: str) -> None:
-    """Makes sure the record can be saved before a game is played, not after (leaving no file
-    behind: a game quit before its first move saves nothing)."""
-    try:
-        folder = os.path.dirname(path)
-        if folder:
-            os.makedirs(folder, exist_ok=True)
-        existed = os.path.exists(path)
-        with open(path, "a", encoding="utf-8"):
-            pass
-        if not existed:
-            os.remove(path)
-    except OSError as error:
-        raise ValueError(f"cannot write the game record to {path}: {error.strerror or error}") from None
+    """Makes sure the record can be saved before a game is played, not after, writing nothing
+    (a game quit before its first move saves nothing; the record's folder is made when it is
+    saved)."""
+    if not path:
+        raise ValueError("--record: give a file name, not an empty one")
+    if os.path.isdir(path):
+        raise ValueError(f"cannot write the game record to {path}: it is a folder (give a file name)")
+    ancestor = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(ancestor):
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor) or not os.access(ancestor, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write the game record to {path}: {ancestor} is not a folder this process can write in")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"cannot write the game record to {path}: it is read-only")
 
 
 def cmd_play(args: argparse.Namespace) -> int:
     """The ``arena play`` command (errors raise ValueError, reported by the caller)."""
     name, raw = parse_game_spec(args.game)
     game = engines.make(name, **{**raw, **parse_param_options(args.param)})
-    opponent = args.opponent or DEFAULT_OPPONENTS[game.perfect_information]
+    opponent = DEFAULT_OPPONENTS[game.perfect_information] if args.opponent is None else args.opponent
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     # Seat of the player who moves first: player 0, except in dominoes (the greatest tile leads).
     opener = game.new_initial_state(seed).current_player
     first = args.first if args.first != "random" else random.Random(seed).choice(("human", "agent"))
     human_seat = opener if first == "human" else 1 - opener
-    record = args.record or os.path.join("arena-games", f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json")
-    _check_writable(record)
+    record = os.path.join("arena-games", f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json") if args.record is None else args.record
     style = terminal_style(sys.stdout, force_ascii=args.ascii, glyphs=args.glyphs)
-    return PlaySession(game, opponent, human_seat, seed, style, record).run()
+    session = PlaySession(game, opponent, human_seat, seed, style, record)  # checks the opponent
+    _check_writable(record)
+    return session.run()
+
+
+def _new_in_hand(before: engines.State, after: engines.State, player: int) -> list[str]:
+    """The pieces that came into ``player``'s hand with a move (a tile drawn), as the player's
+    view shows them; none in a game without hands."""
+    if before.game.perfect_information:
+        return []
+    had = before.view(player).board().get("hands") or [None, None]
+    has = after.view(player).board().get("hands") or [None, None]
+    if had[player] is None or has[player] is None:
+        return []
+    return [piece for piece in has[player] if piece not in had[player]]

@@ -30,10 +30,22 @@ PLOT_FILES = ("elo.png", "scores.png", "history.png")
 
 
 def _save(fig: Figure, path: str | None) -> Figure:
+    """Saves ``fig`` to ``path`` whole or not at all (a full disk leaves the previous file, not a
+    truncated one): drawn into a temporary file beside it, renamed into place.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
     if path is not None:
         if not isinstance(fig.canvas, FigureCanvasAgg):  # a notebook's figure keeps its own canvas
             FigureCanvasAgg(fig)
-        fig.savefig(path, dpi=120, bbox_inches="tight")
+        partial = f"{path}.partial"
+        try:
+            fig.savefig(partial, dpi=120, bbox_inches="tight", format=os.path.splitext(path)[1][1:] or "png")
+            os.replace(partial, path)
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
     return fig
 
 

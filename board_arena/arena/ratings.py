@@ -38,7 +38,7 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
     import pandas
 
-__all__ = ["Ratings", "fit_ratings", "expected_score", "rating_history"]
+__all__ = ["Ratings", "AgentArray", "fit_ratings", "expected_score", "rating_history"]
 
 ELO_PER_NEPER = 400.0 / np.log(10.0)
 #: The 95% point of the chi-square distribution with one degree of freedom (1.96 squared).
@@ -50,18 +50,83 @@ def expected_score(elo_difference: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo_difference / 400.0))
 
 
+class AgentArray(np.ndarray):
+    """One value per agent: a numpy array in the order of ``names`` (arithmetic, positions,
+    ``np.isnan``) that is also read as a mapping from agent name to value (``elo["mcts"]``,
+    ``dict(elo)``, ``elo.items()``). Iterating gives the values, as for any array.
+
+    Example:
+        >>> elo = AgentArray([12.5, -12.5], ["mcts", "random"])
+        >>> elo["mcts"], dict(elo), (elo - 10).tolist()
+        (12.5, {'mcts': 12.5, 'random': -12.5}, [2.5, -22.5])
+        >>> (elo - 10)["random"]  # one value per agent: still by name
+        -22.5
+    """
+
+    names: tuple[str, ...]
+
+    def __new__(cls, values: Any, names: Sequence[str]) -> "AgentArray":
+        array = np.asarray(values, dtype=np.float64).view(cls)
+        if array.shape != (len(names),):
+            raise ValueError(f"{len(names)} agents but values of shape {array.shape}")
+        array.names = tuple(names)
+        return array
+
+    def __array_finalize__(self, obj: Any) -> None:
+        # The names follow the values only where there is one value per agent (a + b, a * 2).
+        names = getattr(obj, "names", ())
+        self.names = names if self.shape == (len(names),) else ()
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return float(np.asarray(self)[self._index(key)])
+        return np.asarray(self)[key]  # positions and slices give a plain array (or a number)
+
+    def _index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise KeyError(f"no agent {name!r}; agents: {', '.join(self.names)}") from None
+
+    def keys(self) -> tuple[str, ...]:
+        """The agents' names, in order."""
+        return self.names
+
+    def items(self) -> list[tuple[str, float]]:
+        """``(name, value)`` per agent, in order."""
+        return [(name, float(value)) for name, value in zip(self.names, np.asarray(self))]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """The value of agent ``name``, or ``default`` for a name that is not an agent."""
+        return self[name] if name in self.names else default
+
+    def __contains__(self, item: Any) -> bool:
+        return item in self.names if isinstance(item, str) else bool(np.asarray(self).__contains__(item))
+
+
 @dataclass
 class Ratings:
-    """Fitted ratings, one entry per agent in ``names`` order (arrays)."""
+    """Fitted ratings, one entry per agent in ``names`` order: each figure an :class:`AgentArray`,
+    an array that is also a mapping by name (``ratings.elo["mcts"]``, ``dict(ratings.elo)``).
+
+    Example:
+        >>> ratings = fit_ratings([("a", "b", 1.0)] * 3 + [("a", "b", 0.0)])
+        >>> round(ratings.elo["a"]), list(ratings.games.keys()), dict(ratings.games)
+        (74, ['a', 'b'], {'a': 4.0, 'b': 4.0})
+    """
 
     names: list[str]
-    elo: np.ndarray  # relative to the anchor (or the mean); NaN for an agent without games
-    low: np.ndarray  # 95% interval, same reference (equal to elo when intervals were not asked)
-    high: np.ndarray
-    games: np.ndarray
-    points: np.ndarray  # wins + draws / 2
-    draws: np.ndarray
+    elo: AgentArray  # relative to the anchor (or the mean); NaN for an agent without games
+    low: AgentArray  # 95% interval, same reference (equal to elo when intervals were not asked)
+    high: AgentArray
+    games: AgentArray
+    points: AgentArray  # wins + draws / 2
+    draws: AgentArray
     anchor: str | None  # None: the mean rating is 0
+
+    def __post_init__(self) -> None:
+        for name in ("elo", "low", "high", "games", "points", "draws"):
+            setattr(self, name, AgentArray(getattr(self, name), self.names))
 
     def elo_of(self, name: str) -> float:
         return float(self.elo[self.names.index(name)])
@@ -309,12 +374,12 @@ def fit_ratings(
                 low[active[a]], high[active[a]] = np.array(bounds) * ELO_PER_NEPER
     return Ratings(
         names=names,
-        elo=elo,
-        low=low,
-        high=high,
-        games=n.sum(axis=1),
-        points=points.sum(axis=1),
-        draws=draws.sum(axis=1),
+        elo=AgentArray(elo, names),
+        low=AgentArray(low, names),
+        high=AgentArray(high, names),
+        games=AgentArray(n.sum(axis=1), names),
+        points=AgentArray(points.sum(axis=1), names),
+        draws=AgentArray(draws.sum(axis=1), names),
         anchor=anchor,
     )
 

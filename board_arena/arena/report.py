@@ -39,10 +39,18 @@ def write_report(run: Run, anchor: str | None = None, plots: bool = True) -> str
 
     ratings = run.ratings(anchor=anchor)
     # The plots first: a reader that stops early (arena report DIR | head) must not cost them.
-    paths = write_plots(run.settings, run.games, ratings, run.out_dir) if plots else []
+    # A folder that cannot take them (read-only, a full disk) costs the plots, not the report.
+    try:
+        paths = write_plots(run.settings, run.games, ratings, run.out_dir) if plots else []
+        written = f"Plots: {', '.join(paths)}" if paths else None
+    except OSError as error:
+        written = f"Plots: not written, {run.out_dir} cannot take them ({error.strerror or error})"
     lines = [format_report(run.settings, run.games, ratings)]
-    if paths:
-        lines.append(f"Plots: {', '.join(paths)}")
+    if run.invalid:
+        named = "; ".join(str(g) for g in run.invalid[:3]) + ("; ..." if len(run.invalid) > 3 else "")
+        lines.append(f"Left out: {len(run.invalid)} stored games that fail verification ({named}): see arena verify {run.out_dir}")
+    if written:
+        lines.append(written)
     lines.append(f"Results: {os.path.join(run.out_dir, 'results.sqlite')}")
     return "\n".join(lines)
 
@@ -85,7 +93,7 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
     if not games:
         return "\n".join(lines + ["No game finished yet."])
 
-    anchor = f"anchored at {ratings.anchor}" if ratings.anchor else "mean 0"
+    reference = f"{ratings.anchor} (rated 0)" if ratings.anchor else "the agents' mean"
     rows = [["Rank", "Agent", "Elo", "95% interval", "Games", "Score", "Draws"]]
     for rank, i in enumerate(ratings.order(), start=1):
         played = max(ratings.games[i], 1)
@@ -100,7 +108,7 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
                 f"{100 * ratings.draws[i] / played:.1f}%",
             ]
         )
-    lines += [f"Standings (Bradley-Terry Elo, {anchor}, Firth-penalised fit, 95% profile-likelihood intervals):"]
+    lines += [f"Standings (Elo against {reference}; Bradley-Terry, Firth-penalised, 95% profile-likelihood intervals):"]
     lines += _table(rows, "rlrrrrr") + [""]
 
     names = [ratings.names[i] for i in ratings.order()]
@@ -109,9 +117,17 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
         for seat, (me, other) in enumerate(((g.player0, g.player1), (g.player1, g.player0))):
             points = g.score_for(seat)
             wdl[me, other][0 if points == 1 else 1 if points == 0.5 else 2] += 1
+    # A pairing that the schedule never plays (a gauntlet's) stays blank; one not played yet is 0-0-0.
+    scheduled = {frozenset((settings.labels[i], settings.labels[j])) for i, j in settings.pairings}
     rows = [[""] + names]
     for a in names:
-        rows.append([a] + ["-" if a == b else "{}-{}-{}".format(*wdl[a, b]) for b in names])
+        rows.append(
+            [a]
+            + [
+                "-" if a == b else "{}-{}-{}".format(*wdl[a, b]) if frozenset((a, b)) in scheduled else ""
+                for b in names
+            ]
+        )
     lines += ["Crosstable (wins-draws-losses of the row agent against the column agent):"]
     lines += _table(rows, "l" + "r" * len(names)) + [""]
 

@@ -298,16 +298,28 @@ class TournamentSettings:
     def schedule(self) -> Iterator[ScheduledGame]:
         """Every game of the round robin, lazily, in a fixed order: round by round over the
         pairings, so that a run extended with more games keeps every game id and seed it had."""
+        return (self.scheduled_game(game_id) for game_id in range(self.total_games))
+
+    def seats(self, game_id: int) -> tuple[int, int]:
+        """The agent indices in seat 0 and seat 1 of game ``game_id`` (no seed drawn: quick)."""
         pairings = self.pairings
-        game_id = 0
-        for k in range(self.games):
-            pair_index, second = divmod(k, 2) if self.swap else (k, 0)
-            for p, (i, j) in enumerate(pairings):
-                players = (j, i) if second else (i, j)
-                game_seed = derive_seed(self.seed, "start", p, pair_index)
-                agent_seeds = (derive_seed(self.seed, "agent", game_id, 0), derive_seed(self.seed, "agent", game_id, 1))
-                yield ScheduledGame(game_id, (i, j), players, game_seed, agent_seeds)
-                game_id += 1
+        k, p = divmod(game_id, len(pairings))
+        i, j = pairings[p]
+        return (j, i) if self.swap and k % 2 else (i, j)
+
+    def scheduled_game(self, game_id: int) -> ScheduledGame:
+        """Game ``game_id`` of :meth:`schedule`, computed on its own.
+
+        Raises:
+            ValueError: the run has no game ``game_id``.
+        """
+        if not 0 <= game_id < self.total_games:
+            raise ValueError(f"the run has games 0 to {self.total_games - 1}, not {game_id}")
+        pairings = self.pairings
+        p = game_id % len(pairings)
+        game_seed = derive_seed(self.seed, "start", p, self.pair_index(game_id))
+        agent_seeds = (derive_seed(self.seed, "agent", game_id, 0), derive_seed(self.seed, "agent", game_id, 1))
+        return ScheduledGame(game_id, pairings[p], self.seats(game_id), game_seed, agent_seeds)
 
 
 #: The fields added for strength testing (issue 13), with their defaults as stored.

@@ -377,7 +377,7 @@ def format_sprt(settings: TournamentSettings, games: list[GameResult]) -> list[s
     if stats.pairs:
         draws = sum(1 for g in games if g.result == 0.0)
         lines.append(
-            f"  Elo {stats.elo:+.1f} [{stats.elo_low:+.1f}, {stats.elo_high:+.1f}] (95%, from the pairs), "
+            f"  Elo difference {a} - {b}: {stats.elo:+.1f} [{stats.elo_low:+.1f}, {stats.elo_high:+.1f}] (95%, from the pairs), "
             f"LOS {100 * stats.los:.1f}%, draw ratio {100 * draws / len(games):.1f}% of games"
         )
     lines.append(

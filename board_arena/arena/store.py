@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -12,14 +13,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterator, Sequence
+
+import numpy as np
 
 from board_arena.arena.movelog import add_moves_view
 from board_arena.arena.settings import TournamentSettings
 
-__all__ = ["GameResult", "RunStore", "RunLock", "DB_NAME"]
+__all__ = ["GameResult", "StoredGames", "RunStore", "RunLock", "DB_NAME", "row_checksum", "check_run_folder"]
 
 DB_NAME = "results.sqlite"
+#: Seat 0's result (1, 0, -1) as records and messages write it.
+RESULT_TEXT = {1.0: "1-0", 0.0: "1/2-1/2", -1.0: "0-1"}
 LOCK_NAME = "run.lock"
 #: Marks an arena database in its header (``PRAGMA application_id``): "ARNA".
 APPLICATION_ID = 0x41524E41
@@ -51,7 +56,9 @@ CREATE TABLE IF NOT EXISTS games (
     moves1 INTEGER NOT NULL,
     end_reason TEXT NOT NULL,    -- 'rules', 'ply cap', or what stopped the game ('error in seat 1: ...')
     finished_at TEXT NOT NULL,
-    searches TEXT                -- JSON per-move log, one array per ply (arena.movelog); NULL before logs
+    searches TEXT,               -- JSON per-move log, one array per ply (arena.movelog); NULL before logs
+    move_ids BLOB,               -- the moves as the engine's ids (int64, little-endian): the replay's input
+    checksum TEXT                -- BLAKE2b of the row but the log (see row_checksum); NULL before checksums
 );
 """
 
@@ -81,6 +88,9 @@ class GameResult:
     #: What the search reported for each ply (see :mod:`arena.movelog`), as played; a game loaded
     #: from the database leaves it None (read it with ``RunStore.searches`` or ``Run.moves``).
     searches: list[list[Any]] | None = None
+    #: The moves as the engine's move ids, as played; a game loaded from the database leaves it
+    #: None (the verification of :mod:`arena.verify` reads them in bulk).
+    move_ids: list[int] | None = None
 
     def score_for(self, seat: int) -> float:
         """The seat's tournament score: 1 win, 0.5 draw, 0 loss."""
@@ -104,6 +114,8 @@ class RunStore:
 
     def _new_connection(self, readonly: bool) -> sqlite3.Connection:
         if readonly:
+            # SQLite reads a WAL database read-only also from a folder it cannot write in (a copy
+            # of a run, a read-only mount): tests/test_trust.py checks it.
             return sqlite3.connect(f"{Path(self.path).resolve().as_uri()}?mode=ro", uri=True, timeout=60)
         connection = sqlite3.connect(self.path, timeout=60)
         # Write-ahead logging lets readers read while the run writes; a commit survives a crash of
@@ -145,12 +157,16 @@ class RunStore:
             finally:
                 connection.close()
         except sqlite3.Error as error:
-            raise ValueError(f"{self.path} is not an arena results database ({error}); give another --out") from None
+            raise ValueError(f"{self.path} is not an arena results database ({error}); {self._elsewhere()}") from None
         # An arena database, or an empty file; earlier versions did not set the application id.
         if application_id == APPLICATION_ID or not tables or (application_id == 0 and tables == _OUR_TABLES):
             return
         what = f"application id {application_id:#x}" if application_id else f"tables {', '.join(sorted(tables))}"
-        raise ValueError(f"{self.path} belongs to another program ({what}), not board-arena: give another --out")
+        raise ValueError(f"{self.path} belongs to another program ({what}), not board-arena: {self._elsewhere()}")
+
+    def _elsewhere(self) -> str:
+        """What to do about a folder this store cannot use: a run reads another, a run writes elsewhere."""
+        return "give the folder of an arena run" if self.readonly else "give another --out"
 
     def open(self, settings: TournamentSettings, grow: bool = True) -> TournamentSettings:
         """Creates the database with ``settings``, or checks that an existing one holds the same
@@ -170,6 +186,10 @@ class RunStore:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.executescript(_SCHEMA)
             add_moves_view(db)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+            for name, kind in (("move_ids", "BLOB"), ("checksum", "TEXT")):
+                if name not in columns:  # a run stored before them: its games keep NULL there
+                    db.execute(f"ALTER TABLE games ADD COLUMN {name} {kind}")
             row = db.execute("SELECT value FROM settings WHERE key = 'tournament'").fetchone()
             if row is None:
                 db.execute("INSERT INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -178,20 +198,10 @@ class RunStore:
         stored = self.settings()
         if stored == settings:
             return settings
-        differences = stored.differences(settings)
-        if grow and all(d.startswith("games:") for d in differences):
-            if settings.games < stored.games:
-                raise ValueError(
-                    f"{self.out_dir} holds a run of {stored.games} games per pairing; it can grow, not shrink "
-                    f"(give --games {stored.games} or more to extend it, or another --out)"
-                )
-            with self._connect() as db:
-                db.execute("UPDATE settings SET value = ? WHERE key = 'tournament'", (settings.to_json(),))
-            return settings
-        raise ValueError(
-            f"{self.out_dir} holds a run with other settings ({'; '.join(differences)}); "
-            "give the same settings to resume it, or another --out"
-        )
+        _check_same_run(self.out_dir, stored, settings, grow)
+        with self._connect() as db:  # more games per pairing: the run grows
+            db.execute("UPDATE settings SET value = ? WHERE key = 'tournament'", (settings.to_json(),))
+        return settings
 
     def settings(self) -> TournamentSettings:
         """The settings of the run in this folder.
@@ -203,12 +213,14 @@ class RunStore:
             raise ValueError(f"no arena run in {self.out_dir!r} (no {DB_NAME})")
         if self.readonly:
             self.check_ours()
+            if os.path.getsize(self.path) == 0:
+                raise ValueError(f"no arena run in {self.out_dir!r} ({DB_NAME} is empty)")
         with self._connect() as db:
             rows = dict(db.execute("SELECT key, value FROM settings").fetchall())
         if rows.get("schema") != SCHEMA_VERSION or "tournament" not in rows:
             raise ValueError(
                 f"{self.path} was written by another version of board-arena (layout "
-                f"{rows.get('schema', 'unknown')}, this version reads {SCHEMA_VERSION}); give another --out"
+                f"{rows.get('schema', 'unknown')}, this version reads {SCHEMA_VERSION}); {self._elsewhere()}"
             )
         try:
             return TournamentSettings.from_json(rows["tournament"])
@@ -225,14 +237,19 @@ class RunStore:
         self.add_many([result])
 
     def add_many(self, results: list[GameResult]) -> None:
-        """Stores finished games in one transaction (committed at once)."""
+        """Stores finished games in one transaction (committed at once), each with its move ids
+        and its checksum (:func:`row_checksum`)."""
         now = datetime.now(timezone.utc).isoformat(timespec="seconds")
         rows = []
         for result in results:
-            row = dict(vars(result))  # not asdict: it would deep-copy every move and search
+            row = {name: getattr(result, name) for name in _GAME_COLUMNS}
+            for name, kind in _COLUMN_TYPES.items():
+                row[name] = kind(row[name])
             row["moves"] = json.dumps(result.moves)
-            row["searches"] = None if result.searches is None else json.dumps(result.searches, separators=(",", ":"), default=_plain)
             row["finished_at"] = result.finished_at or now
+            row["searches"] = None if result.searches is None else json.dumps(result.searches, separators=(",", ":"), default=_plain)
+            row["move_ids"] = None if result.move_ids is None else np.asarray(result.move_ids, MOVE_ID_DTYPE).tobytes()
+            row["checksum"] = row_checksum([row[name] for name in _GAME_COLUMNS], row["move_ids"])
             rows.append(row)
         if not rows:
             return
@@ -244,16 +261,41 @@ class RunStore:
     def games(self) -> list[GameResult]:
         """Every finished game, in schedule order, without its per-move log (``searches`` stays
         None: a run may hold a million games, and their logs would take several times the memory
-        of the rest; :meth:`searches` reads them)."""
+        of the rest; :meth:`searches` reads them). Not verified: :func:`arena.load_run` verifies
+        (:mod:`arena.verify`)."""
+        return self.read_games().games
+
+    def read_games(self) -> StoredGames:
+        """Every finished game, in schedule order (as :meth:`games`), with what its verification
+        needs: the move ids of every game in one array and whether each row's checksum holds."""
         with self._connect() as db:
-            cursor = db.execute(f"SELECT {', '.join(_GAME_COLUMNS)} FROM games ORDER BY id")
-            rows = cursor.fetchall()
-        results = []
-        for row in rows:
-            data = dict(zip(_GAME_COLUMNS, row))
-            data["moves"] = json.loads(data["moves"])
-            results.append(GameResult(**data))
-        return results
+            columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+            extra = [name if name in columns else "NULL" for name in ("move_ids", "checksum")]
+            rows = db.execute(f"SELECT {', '.join(_GAME_COLUMNS + tuple(extra))} FROM games ORDER BY id").fetchall()
+        count = len(_GAME_COLUMNS)
+        games = []
+        blobs = []
+        lengths = np.zeros(len(rows), np.int64)
+        has_ids = np.zeros(len(rows), np.bool_)
+        checksum = np.full(len(rows), CHECKSUM_MISSING, np.int8)
+        for i, row in enumerate(rows):
+            values, blob, stored = row[:count], row[count], row[count + 1]
+            data = dict(zip(_GAME_COLUMNS, values))
+            try:
+                data["moves"] = json.loads(data["moves"])
+            except (TypeError, ValueError):
+                data["moves"] = None  # not JSON: the verification says so
+            games.append(GameResult(**data))
+            if isinstance(blob, bytes) and len(blob) % 8 == 0:
+                blobs.append(blob)
+                lengths[i] = len(blob) // 8
+                has_ids[i] = True
+            if stored is not None:
+                checksum[i] = CHECKSUM_OK if stored == row_checksum(values, blob) else CHECKSUM_FAILED
+        offsets = np.zeros(len(rows) + 1, np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        move_ids = np.frombuffer(b"".join(blobs), MOVE_ID_DTYPE).astype(np.int64)
+        return StoredGames(games, move_ids, offsets, has_ids, checksum)
 
     def searches(self, ids: list[int] | None = None) -> dict[int, list[list[Any]] | None]:
         """The per-move log of every finished game (or of the games ``ids``), by game id; None
@@ -270,8 +312,45 @@ class RunStore:
         return {game_id: None if text is None else json.loads(text) for game_id, text in found}
 
 
-#: The columns of ``games`` that :meth:`RunStore.games` reads (all but the per-move log).
-_GAME_COLUMNS = tuple(name for name in GameResult.__dataclass_fields__ if name != "searches")
+#: The columns of ``games`` that :meth:`RunStore.games` reads as they are (all but the per-move
+#: log, and the move ids, which it reads in bulk); the checksum covers them and the move ids.
+_GAME_COLUMNS = tuple(name for name in GameResult.__dataclass_fields__ if name not in ("searches", "move_ids"))
+#: How a value is stored, so that a checksum computed before the insert is the one of the values
+#: read back (``result`` 1 and 1.0 are one REAL).
+_COLUMN_TYPES: dict[str, Any] = {
+    **dict.fromkeys(("id", "game_seed", "seed0", "seed1", "score", "plies", "moves0", "moves1"), int),
+    **dict.fromkeys(("result", "time0", "time1"), float),
+}
+#: Move ids as stored: little-endian int64 (the same bytes on every machine).
+MOVE_ID_DTYPE = np.dtype("<i8")
+#: ``StoredGames.checksum``: the row's checksum holds, fails, or was never stored (a run written
+#: before checksums).
+CHECKSUM_OK, CHECKSUM_FAILED, CHECKSUM_MISSING = 1, 0, -1
+
+
+def row_checksum(values: Sequence[Any], move_ids: bytes | None) -> str:
+    """The checksum of a stored game: BLAKE2b (128 bits) of its columns as stored (``values`` in
+    the order of the table's columns but the log, the moves as their JSON text) and its move ids.
+    It catches a row changed after it was written, by hand or by another program; the replay
+    (:mod:`arena.verify`) catches a row that was wrong when it was written."""
+    digest = hashlib.blake2b("\x1f".join(map(str, values)).encode(), digest_size=16)
+    if move_ids is not None:
+        digest.update(move_ids)
+    return digest.hexdigest()
+
+
+@dataclass
+class StoredGames:
+    """The games of a run as :meth:`RunStore.read_games` reads them, for :mod:`arena.verify`."""
+
+    games: list[GameResult]
+    #: The move ids of every game, concatenated: game ``i``'s are ``move_ids[offsets[i]:offsets[i + 1]]``.
+    move_ids: np.ndarray
+    offsets: np.ndarray
+    #: False for a game stored without move ids (before they were stored): its notation is replayed.
+    has_ids: np.ndarray
+    #: CHECKSUM_OK, CHECKSUM_FAILED or CHECKSUM_MISSING per game.
+    checksum: np.ndarray
 
 
 def _plain(value: Any) -> Any:
@@ -279,6 +358,49 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "item"):
         return value.item()
     raise TypeError(f"{type(value).__name__} is not a number a search log can hold")
+
+
+def _check_same_run(out_dir: str, stored: TournamentSettings, settings: TournamentSettings, grow: bool) -> None:
+    """Raises the ValueError of :meth:`RunStore.open` unless ``settings`` resume the run stored
+    (``stored``), or grow it (more games per pairing) when ``grow``."""
+    if stored == settings:
+        return
+    differences = stored.differences(settings)
+    if grow and all(d.startswith("games:") for d in differences):
+        if settings.games < stored.games:
+            raise ValueError(
+                f"{out_dir} holds a run of {stored.games} games per pairing; it can grow, not shrink "
+                f"(give --games {stored.games} or more to extend it, or another --out)"
+            )
+        return
+    raise ValueError(
+        f"{out_dir} holds a run with other settings ({'; '.join(differences)}); "
+        "give the same settings to resume it, or another --out"
+    )
+
+
+def check_run_folder(out_dir: str, settings: TournamentSettings) -> None:
+    """Raises the ValueError that opening ``out_dir`` for ``settings`` would (a file in its
+    place, a folder that cannot be made, another program's database, another run), without
+    writing anything: ``arena run`` checks before it says where the run goes."""
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise ValueError(f"cannot create the run folder {out_dir}: a file has that name (give another --out)")
+    store = RunStore(out_dir, readonly=True)
+    if not store.exists():
+        ancestor = os.path.abspath(out_dir or ".")
+        while not os.path.exists(ancestor):
+            ancestor = os.path.dirname(ancestor)
+        if not os.path.isdir(ancestor) or not os.access(ancestor, os.W_OK | os.X_OK):
+            raise ValueError(f"cannot create the run folder {out_dir}: {ancestor} is not a folder this process can write in")
+        return
+    try:
+        store.check_ours()
+        with store._connect() as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "settings" in tables:
+            _check_same_run(out_dir, store.settings(), settings, grow=True)
+    finally:
+        store.close()
 
 
 def make_run_folder(out_dir: str) -> None:

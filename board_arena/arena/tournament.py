@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
@@ -26,6 +26,7 @@ from board_arena.arena.report import write_report
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.sprt import SprtWatch
 from board_arena.arena.store import GameResult, RunLock, RunStore
+from board_arena.arena.verify import InvalidGame, InvalidGamesError, verify_games
 
 if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
     import pandas
@@ -63,6 +64,9 @@ class Run:
     #: Kernels compiled by the workers (at concurrency 1, this process) after their warm-up,
     #: during this call (expected 0; None when no game was played).
     worker_compilations: int | None = None
+    #: Stored games that failed verification (:mod:`arena.verify`), left out of ``games`` and of
+    #: everything computed from them (a run loaded with ``skip_invalid``).
+    invalid: list[InvalidGame] = field(default_factory=list)
 
     def __repr__(self) -> str:
         # Short: a run may hold a million games.
@@ -160,17 +164,43 @@ class Run:
         raise ValueError(f"no finished game {game_id} in {self.out_dir} (games: {span})")
 
 
-def load_run(out_dir: str) -> Run:
-    """The run stored in ``out_dir``.
+def load_run(out_dir: str, skip_invalid: bool = False) -> Run:
+    """The run stored in ``out_dir``, every game verified (:mod:`arena.verify`: replayed through
+    the engine, its checksum checked).
+
+    Args:
+        out_dir: the run folder.
+        skip_invalid: leave the games that fail verification out (listed in ``Run.invalid``)
+            instead of refusing the run.
 
     Raises:
         ValueError: there is no run there.
+        arena.verify.InvalidGamesError: (a ValueError) some stored games fail verification, and
+            ``skip_invalid`` is false.
     """
     store = RunStore(out_dir, readonly=True)
     try:
-        return Run(out_dir, store.settings(), store.games())
+        settings = store.settings()
+        games, invalid = _verified_games(settings, store, out_dir, skip_invalid)
     finally:
         store.close()
+    return Run(out_dir, settings, games, invalid=invalid)
+
+
+def _verified_games(
+    settings: TournamentSettings, store: RunStore, out_dir: str, skip_invalid: bool
+) -> tuple[list[GameResult], list[InvalidGame]]:
+    """The stored games that pass verification, and those that fail.
+
+    Raises:
+        InvalidGamesError: some fail, and ``skip_invalid`` is false.
+    """
+    stored = store.read_games()
+    invalid = verify_games(settings, stored)
+    if invalid and not skip_invalid:
+        raise InvalidGamesError(out_dir, invalid, len(stored.games))
+    failed = {g.id for g in invalid}
+    return [g for g in stored.games if g.id not in failed], invalid
 
 
 #: Games that come back within this many seconds of the last commit are committed with the next.
@@ -202,6 +232,19 @@ class _Tally:
         return ", ".join(f"{n} {100 * points[n] / max(played[n], 1):.0f}%" for n in best)
 
 
+def _resume_line(settings: TournamentSettings, valid: int, invalid: list[InvalidGame], remaining: int, watch: SprtWatch | None) -> str:
+    """What a resumed run found in its folder, in one line."""
+    found = f"{valid + len(invalid):,} of {settings.total_games:,} games stored already, all verified"
+    if invalid:
+        found = (f"{valid + len(invalid):,} of {settings.total_games:,} games stored already; "
+                 f"{len(invalid):,} fail verification and are left out")
+    if watch is not None and watch.decision:
+        return f"Resuming: {found}; the SPRT has decided ({watch.decision}): nothing to play"
+    if remaining <= 0:
+        return f"Resuming: {found}; nothing to play"
+    return f"Resuming: {found}; playing the other {remaining:,}"
+
+
 def make_pool(settings: TournamentSettings, concurrency: int | None = None, cluster: str | None = None) -> WorkerPool:
     """The worker pool that plays a run's games: on Ray when ``cluster`` is given (``"ray"``,
     ``"auto"`` or ``"ray://HOST:PORT"``; ``concurrency`` Ray workers, default one per CPU of the
@@ -224,6 +267,7 @@ def run_tournament(
     progress: bool = True,
     on_result: Callable[[GameResult], None] | None = None,
     cluster: str | None = None,
+    skip_invalid: bool = False,
 ) -> Run:
     """Plays every game of ``settings`` not yet in ``out_dir`` and returns the whole run.
 
@@ -241,10 +285,15 @@ def run_tournament(
         cluster: play the games on Ray (see :mod:`arena.cluster`): ``"ray"`` starts a Ray
             instance on this machine, ``"auto"`` joins this machine's cluster,
             ``"ray://HOST:PORT"`` a remote one.
+        skip_invalid: when the folder holds games that fail verification (:mod:`arena.verify`),
+            leave them out (they stay stored as they are, and are not played again) instead of
+            refusing to resume.
 
     Raises:
         ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable
             ``cluster``, or Ray not installed; ``concurrency`` below 1.
+        arena.verify.InvalidGamesError: (a ValueError) stored games fail verification, and
+            ``skip_invalid`` is false (nothing is played).
         arena.pool.WorkerLost: workers kept dying (the games finished are stored).
     """
     out_dir = out_dir or settings.default_out_dir()
@@ -255,37 +304,44 @@ def run_tournament(
             store = RunStore(out_dir)
             try:
                 store.open(settings)
-                compilations = _play_missing(pool, store, progress, on_result)
+                compilations = _play_missing(pool, store, out_dir, progress, on_result, skip_invalid)
             finally:
                 store.close()
-    run = load_run(out_dir)
+    run = load_run(out_dir, skip_invalid)
     run.worker_compilations = compilations
     return run
 
 
 def _play_missing(
-    pool: WorkerPool, store: RunStore, progress: bool, on_result: Callable[[GameResult], None] | None
+    pool: WorkerPool,
+    store: RunStore,
+    out_dir: str,
+    progress: bool,
+    on_result: Callable[[GameResult], None] | None,
+    skip_invalid: bool,
 ) -> int | None:
     """Plays the games not yet stored on ``pool``, storing each as it comes back (this process is
     the only writer); returns the kernels compiled by the workers after their warm-up (None when
-    no game was played)."""
+    no game was played). The games stored already are verified first; with ``progress``, one
+    line on standard error says what was found."""
     settings = pool.settings
-    done = store.finished_ids()
+    stored, invalid = _verified_games(settings, store, out_dir, skip_invalid)
+    done = {g.id for g in stored} | {g.id for g in invalid}  # a game that fails is not played again
     remaining = settings.total_games - sum(1 for i in done if i < settings.total_games)
-    if remaining <= 0:
-        return None
-    todo: Iterable[ScheduledGame] = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
     # An SPRT (arena.sprt) ends the schedule once it decides: no new game is handed out, and the
     # games in flight finish and are stored.
-    watch = SprtWatch.for_run(settings, store.games())
+    watch = SprtWatch.for_run(settings, stored)
+    if progress and done:
+        print(_resume_line(settings, len(stored), invalid, remaining, watch), file=sys.stderr)
+    if remaining <= 0 or (watch is not None and watch.decision):
+        return None
+    todo: Iterable[ScheduledGame] = (g for g in settings.schedule() if g.id not in done)  # lazy: a schedule may be long
     if watch is not None:
-        if watch.decision:
-            return None
         todo = watch.until_decided(todo)
     # Compile (or load) every kernel before the progress bar and any clock start (the local
     # backends, here; Ray actors warm up on their own nodes, at the same time as each other).
     pool.prepare()
-    tally = _Tally(settings, store.games())
+    tally = _Tally(settings, stored)
     bar = tqdm(
         total=settings.total_games,
         initial=settings.total_games - remaining,

@@ -136,6 +136,7 @@ class GamePlayer:
             moves1=chosen[1],
             end_reason=end_reason,
             searches=searches,
+            move_ids=list(state.history),  # the opening's and the agents' moves, as played
         )
 
 

@@ -553,6 +553,12 @@ class Game:
         variant (the compiled lookup does not check its index)."""
         raise ValueError(f"{self.name} has no endgame databases")
 
+    def check_endgame_size(self, size: int) -> None:
+        """Raises ValueError (saying what is allowed) unless an endgame database of ``size`` can
+        serve this variant: one :meth:`endgame_database` can build, and no larger than the game
+        (an agent asking for one checks it when it is made, not at its first move)."""
+        raise ValueError(f"{self.name} has no endgame databases")
+
 
 class State:
     """A position of a game, with the moves that led to it.

@@ -3,6 +3,6 @@ environments (:mod:`envs.pettingzoo`) and Gymnasium single-agent environments
 (:mod:`envs.gymnasium`, registered as ``board-arena/<game>-v0``). The last two need the ``rl``
 extra (``pip install "board-arena[rl]"``)."""
 
-from board_arena.envs.batched import BatchedEnv, IllegalActionError
+from board_arena.envs.batched import BatchedEnv, IllegalActionError, NotAnActionError
 
-__all__ = ["BatchedEnv", "IllegalActionError"]
+__all__ = ["BatchedEnv", "IllegalActionError", "NotAnActionError"]

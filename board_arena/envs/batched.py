@@ -33,7 +33,7 @@ from board_arena.envs._kernels import (
     _step_all,
 )
 
-__all__ = ["BatchedEnv", "IllegalActionError", "OBS_LOW", "OBS_HIGH"]
+__all__ = ["BatchedEnv", "IllegalActionError", "NotAnActionError", "as_action", "OBS_LOW", "OBS_HIGH"]
 
 #: Bounds of every observation value of every game (seed, cow and tile counts stay below 256;
 #: margins and ratios lie in [-1, 1]): the bounds of the Gymnasium and PettingZoo spaces.
@@ -42,6 +42,31 @@ OBS_LOW, OBS_HIGH = -1.0, 255.0
 
 class IllegalActionError(ValueError):
     """An action that is not legal in its game (the message names the game slot and the action)."""
+
+
+class NotAnActionError(IllegalActionError):
+    """A value that the action space does not contain (a float, a string, a bool, an integer out
+    of range): refused whatever the environment does with illegal actions."""
+
+
+def as_action(action: Any, num_actions: int) -> int:
+    """The action index ``action`` is, when the action space ``Discrete(num_actions)`` contains
+    it: a Python or numpy integer, or a 0-d integer array (``np.array(2)``), from 0 to
+    ``num_actions - 1``. Bools are refused although Python counts them as integers: an action
+    given as ``True`` is a bug.
+
+    Raises:
+        NotAnActionError: anything else (one line: what was given, what is allowed).
+    """
+    value = action
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        value = action[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value < num_actions:
+        shown = repr(action) if len(repr(action)) <= 40 else repr(action)[:40] + "..."
+        raise NotAnActionError(
+            f"an action is an integer from 0 to {num_actions - 1} (or a 0-d integer array), not {shown} ({type(action).__name__})"
+        )
+    return int(value)
 
 
 class BatchedEnv:
@@ -113,7 +138,10 @@ class BatchedEnv:
         """
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be {self.num_envs} integers (one per game), got shape {actions.shape}")
+            raise NotAnActionError(
+                f"actions must be {self.num_envs} integers (one per game), not an array of shape {actions.shape} "
+                f"and type {actions.dtype}"
+            )
         self._actions[:] = actions
         bad = _step_all(self.states, self._template[0], self._code, self._rngs, self._actions, *self._tables,
                         self._obs, self._masks, self._rewards, self._dones, self._to_play, self._moves)

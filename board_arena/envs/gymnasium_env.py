@@ -16,7 +16,10 @@ only); ``info["action_mask"]`` (int8) marks the legal actions. The opponent (any
 The reward is the learner's result at the end (1 / 0 / -1), else 0; a game stopped by
 Morabaraba's ply cap is truncated. An illegal action ends the episode as a loss (reward -1,
 ``info["illegal_action"]``: an environment checker steps with unmasked samples), or raises
-:class:`envs.IllegalActionError` with ``illegal="raise"``.
+:class:`envs.IllegalActionError` with ``illegal="raise"``. Actions are what the action space
+contains (``int``, a numpy integer, a 0-d integer array); anything else (a float, a string, a
+bool) raises :class:`envs.batched.NotAnActionError`. A ``step`` after the episode ended raises
+:class:`ResetNeededError` (Gymnasium's ``ResetNeeded``).
 """
 
 from __future__ import annotations
@@ -26,12 +29,18 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 from board_arena import agents, engines
 from board_arena.engines.game import PLY_CAP, State
-from board_arena.envs.batched import OBS_HIGH, OBS_LOW, IllegalActionError
+from board_arena.envs.batched import OBS_HIGH, OBS_LOW, IllegalActionError, as_action
 
-__all__ = ["BoardArenaEnv", "register_all"]
+__all__ = ["BoardArenaEnv", "register_all", "ResetNeededError"]
+
+
+class ResetNeededError(ResetNeeded, ValueError):
+    """``step`` before ``reset``, or after the episode ended: Gymnasium's ``ResetNeeded`` (what its
+    order-enforcing wrapper raises), and a ValueError as every bad call here is."""
 
 
 class BoardArenaEnv(gym.Env):
@@ -62,6 +71,7 @@ class BoardArenaEnv(gym.Env):
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, self.game.observation_shape, np.float32)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.state: State | None = None
+        self._over = False  # the episode has returned terminated or truncated
 
     @property
     def _game(self) -> State:
@@ -95,6 +105,7 @@ class BoardArenaEnv(gym.Env):
         self.opponent = agents.make_agent(self.opponent_spec, seed=agent_seed)
         self.opponent.reset()
         self.state = self.game.new_initial_state(start_seed)
+        self._over = False
         self._opponent_moves()  # the opponent opens when it has the first move
         # A game the opponent ends before the learner's first move cannot happen in these games
         # (every game gives both players a move), but a set-up rule could: then reset again.
@@ -103,18 +114,30 @@ class BoardArenaEnv(gym.Env):
         return self.game.observation(self._game, self.seat), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self.state is None or self._game.is_terminal():
-            raise ValueError("the episode is over: call reset() first")
-        legal = self._game.legal_action_mask()
-        if not (isinstance(action, (int, np.integer)) and 0 <= int(action) < len(legal) and legal[int(action)]):
+        """Plays ``action`` (an element of ``action_space``), then the opponent's moves.
+
+        Raises:
+            ResetNeededError: no episode yet, or it has ended (``terminated`` or ``truncated``
+                was returned, an illegal action included): call ``reset()``.
+            NotAnActionError: ``action`` is not in the action space (a float, a string, a bool,
+                an integer out of range), whatever ``illegal`` says.
+            IllegalActionError: the action is not legal here and ``illegal="raise"``.
+        """
+        if self.state is None:
+            raise ResetNeededError("Cannot call env.step() before calling env.reset()")
+        if self._over:
+            raise ResetNeededError("the episode is over (it returned terminated or truncated): call env.reset()")
+        index = as_action(action, self.game.num_actions)
+        if not self._game.legal_action_mask()[index]:
             if self.illegal == "raise":
-                raise IllegalActionError(f"action {action!r} is not legal; legal actions: {self._game.legal_actions()}")
+                raise IllegalActionError(f"action {index} is not legal; legal actions: {self._game.legal_actions()}")
+            self._over = True
             obs = self.game.observation(self._game, self.seat)
-            self.state = self._game.copy()
             return obs, -1.0, True, False, {"action_mask": np.zeros(self.game.num_actions, np.int8), "illegal_action": True}
-        self._game.apply(self.game.move_of(int(action)))
+        self._game.apply(self.game.move_of(index))
         self._opponent_moves()
         reward, terminated, truncated = self._result()
+        self._over = terminated or truncated
         return self.game.observation(self._game, self.seat), reward, terminated, truncated, self._info()
 
     def render(self) -> str | None:

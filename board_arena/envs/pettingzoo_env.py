@@ -16,7 +16,9 @@ that agent's side; in Dominoes built from the agent's own view, so nothing hidde
 ``action_mask`` (int8, ``num_actions``; all zeros for an agent that is not to move). Actions are
 the game's action indices (``Game.move_of``). The agent to move may move twice in a row (Kalah's
 extra turn). Rewards: 1 / 0 / -1 at the end; a Morabaraba game stopped by its ply cap is a draw
-reported as truncated. An illegal action raises :class:`envs.IllegalActionError`.
+reported as truncated. An illegal action raises :class:`envs.IllegalActionError`; a value the
+action space does not contain (a float, a string, a bool) :class:`envs.batched.NotAnActionError`
+(numpy integers and 0-d integer arrays are actions).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pettingzoo.utils import wrappers
 
 from board_arena import engines
 from board_arena.engines.game import PLY_CAP, State
-from board_arena.envs.batched import OBS_HIGH, OBS_LOW, IllegalActionError
+from board_arena.envs.batched import OBS_HIGH, OBS_LOW, IllegalActionError, as_action
 
 __all__ = ["raw_env", "env"]
 
@@ -96,18 +98,29 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
             mask[self._game.legal_action_mask()] = 1
         return {"observation": self.game.observation(self._game, player), "action_mask": mask}
 
-    def step(self, action: int | np.integer | None) -> None:
+    def step(self, action: int | np.integer | np.ndarray | None) -> None:
+        """Plays ``action`` for the agent to move (None for an agent whose game has ended, as
+        PettingZoo's AEC loop steps it).
+
+        Raises:
+            ValueError: no game yet, or every agent is done (call ``reset()``); an action other
+                than None for an agent that is done (PettingZoo's ``_was_dead_step``).
+            NotAnActionError: ``action`` is not in the action space (a float, a string, a bool,
+                an integer out of range, None for an agent to move).
+            IllegalActionError: the action is not legal here.
+        """
+        if not getattr(self, "agents", None):
+            raise ValueError("no game in progress (every agent is done, or no reset yet): call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         state = self._game
-        if action is None or not 0 <= int(action) < self.game.num_actions or not state.legal_action_mask()[int(action)]:
-            raise IllegalActionError(
-                f"{agent}: action {action!r} is not legal; legal actions: {state.legal_actions()}"
-            )
+        index = as_action(action, self.game.num_actions)
+        if not state.legal_action_mask()[index]:
+            raise IllegalActionError(f"{agent}: action {index} is not legal; legal actions: {state.legal_actions()}")
         self._cumulative_rewards[agent] = 0.0
-        state.apply(self.game.move_of(int(action)))
+        state.apply(self.game.move_of(index))
         if state.is_terminal():
             returns = state.returns()
             self.rewards = {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}

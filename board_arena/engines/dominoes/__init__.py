@@ -324,8 +324,11 @@ fits only one way.{draw_words}"""
         if code == k.REASON_EQUAL_ENDS_ONE_MOVE:
             return f"both ends show {left}, so {name} has one move: {name}L"
         assert code == k.REASON_NO_MATCH, code
-        shown = right if end else left
-        return f"{name} does not match the {'right' if end else 'left'} end {shown} ({legal})"
+        shown, other = (right, left) if end else (left, right)
+        side, other_side = ("right", "left") if end else ("left", "right")
+        if other in (int(pips) for pips in name.split("-")):
+            return f"{name} does not match the {side} end {shown}; it matches the {other_side} end {other}: {name}{other_side[0].upper()}"
+        return f"{name} does not match the {side} end {shown}, nor the {other_side} end {other} ({legal})"
 
     # -- drawing -------------------------------------------------------------------------------
 

@@ -168,6 +168,17 @@ your letters are printed on your side of the board."""
     def check_endgame_database(self, state: State, db: np.ndarray, size: int) -> None:
         endgame.check(int(state.data["pits"]), db, size)
 
+    def check_endgame_size(self, size: int) -> None:
+        pits, seeds = self.params["pits"], 2 * self.params["pits"] * self.params["seeds"]
+        largest = 0  # the largest database of this many pits that endgame.load builds
+        while largest < min(seeds, kernels.MAX_DB_SEEDS) and endgame.database_size(pits, largest + 1) <= endgame.MAX_BUILD_POSITIONS:
+            largest += 1
+        if not 1 <= size <= largest:
+            why = (f"the game has {seeds} seeds" if largest == seeds else
+                   f"a database of {largest + 1} seeds on {pits} pits would hold over {endgame.MAX_BUILD_POSITIONS:,} positions")
+            raise ValueError(f"an endgame database of {self.name} with {pits} pits holds 1 to {largest} seeds "
+                             f"({why}), not {size}")
+
     def _board(self, state: State) -> dict[str, Any]:
         south, north = kernels.pit_counts(state.data)
         return {"pits": [south, north], "stores": [int(n) for n in state.data["stores"]]}

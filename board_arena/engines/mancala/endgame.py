@@ -205,6 +205,10 @@ def build(pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capture: bool =
     if progress:
         from tqdm import tqdm
 
+        # Level 0 (one position) before the bar: it compiles or loads the kernel, which the bar's
+        # first rate would otherwise count as work (a first ETA of hundreds of hours).
+        _build_range(db, 0, 0, 1, template)
+
         bar = tqdm(total=len(db), unit="pos", unit_scale=True, desc=f"Kalah endgame, {pits} pits, <= {k} seeds", file=sys.stderr)
     chunk = 1 << 20
     for n in range(k + 1):
