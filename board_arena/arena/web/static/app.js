@@ -440,7 +440,8 @@ async function refreshRun() {
     const run = await api("GET", `/api/runs/${encodeURIComponent(current.name)}`);
     if (ui.run !== current) return;
     renderRun(run);
-    if (run.running) current.timer = setTimeout(refreshRun, RUN_POLL_MS);
+    // A run not finished may start (again) any moment: looked at less often.
+    if (run.running || run.done < run.total) current.timer = setTimeout(refreshRun, run.running ? RUN_POLL_MS : 5 * RUN_POLL_MS);
   } catch (error) {
     if (ui.run !== current) return;
     say(error.message);
@@ -532,8 +533,13 @@ async function replayGame(name, id) {
   stopReplay();
   const replay = { name, id, data: null, ply: 0, timer: null, misses: 0 };
   ui.replay = replay;
+  await loadReplay(replay);
+}
+
+async function loadReplay(replay) {
+  replay.timer = null;
   try {
-    const data = await api("GET", `/api/runs/${encodeURIComponent(name)}/games/${id}`);
+    const data = await api("GET", `/api/runs/${encodeURIComponent(replay.name)}/games/${replay.id}`);
     if (ui.replay !== replay) return;
     replay.data = data;
     $("replay-controls").hidden = false;
@@ -542,7 +548,11 @@ async function replayGame(name, id) {
     if (!data.over) replay.timer = setTimeout(followGame, GAME_POLL_MS);
     $("board").scrollIntoView({ behavior: "smooth", block: "nearest" });
   } catch (error) {
-    say(error.message);
+    if (ui.replay !== replay) return;
+    // A game that has just ended is briefly neither in progress nor stored (see followGame).
+    replay.misses += 1;
+    if (error.status === 404 && replay.misses < 25) replay.timer = setTimeout(() => loadReplay(replay), GAME_POLL_MS);
+    else say(error.message);
   }
 }
 
