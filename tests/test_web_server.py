@@ -811,3 +811,72 @@ def test_serve_refuses_bad_options_in_one_line(capsys, args, words):
     assert main(["serve", *args, "--no-browser"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("arena serve: error: ") and words in err and "\n" not in err
+
+
+# -- runs ----------------------------------------------------------------------------------------
+
+
+def folder_state(folder):
+    """Every file of a run folder with its size and modification time, but live/ (the run's) and
+    the database's shared-memory index (-shm: every reader of a WAL database, read-only too,
+    records there which part of the log it reads, as SQLite requires while a writer may be at
+    work; it holds no data)."""
+    state = {}
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d != "live"]
+        for name in files:
+            if name.endswith("-shm"):
+                continue
+            stat = os.stat(os.path.join(root, name))
+            state[os.path.relpath(os.path.join(root, name), folder)] = (stat.st_size, stat.st_mtime_ns)
+    return state
+
+
+def test_a_run_is_read_without_writing_and_its_games_in_progress_are_shown(tmp_path):
+    from board_arena.arena.live import LiveRun, LiveWriter
+    from board_arena.arena.plots import write_plots
+    from board_arena.arena.report import standings_rows
+    from board_arena.arena.settings import TournamentSettings
+    from board_arena.arena.tournament import load_run, run_tournament
+
+    settings = TournamentSettings.create("kalah:pits=4,seeds=3", ["random", "greedy"], games=2, seed=1)
+    folder = tmp_path / "runs" / "demo"
+    run = run_tournament(settings, str(folder), concurrency=1, progress=False)
+    write_plots(run.settings, run.games, run.ratings(), run.out_dir)
+    # A game in progress, published as a player of a running arena run does (this process plays it).
+    live = LiveRun(str(folder))
+    live.begin()
+    state = settings.make_game().new_initial_state(seed=42)
+    moves = []
+    for _ in range(5):
+        move = state.legal_moves()[0]
+        moves.append(state.format_move(move))
+        state.apply(move)
+    LiveWriter(live.folder).position(9, ["greedy", "random"], 42, moves, state.current_player)
+    before = folder_state(folder)
+    server = start_server(runs_dir=str(tmp_path / "runs"))
+    try:
+        assert request(server, "GET", "/api/runs")[1]["runs"] == [{"name": "demo", "running": True}]
+        status, summary = request(server, "GET", "/api/runs/demo")
+        assert status == 200 and summary["running"] and summary["done"] == 2 == summary["total"]
+        assert summary["in_progress"] == [{"id": 9, "players": ["greedy", "random"], "plies": 5}]
+        assert summary["standings"] == standings_rows(load_run(str(folder)).ratings())
+        status, game = request(server, "GET", "/api/runs/demo/games/9")
+        assert status == 200 and not game["over"] and game["result"] is None
+        assert [p["move"] for p in game["positions"]] == moves + [None]
+        status, stored = request(server, "GET", "/api/runs/demo/games/1")
+        assert status == 200 and stored["over"] and stored["result"]
+        conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=60)
+        conn.request("GET", "/api/runs/demo/plot/elo.png", headers={"X-Arena-Token": server.games.token})
+        plot = conn.getresponse()
+        assert plot.status == 200 and plot.getheader("Content-Type") == "image/png" and plot.read().startswith(b"\x89PNG")
+        conn.close()
+        assert request(server, "GET", "/api/runs/demo/games/10")[0] == 404
+        live.end()  # the run stops
+        status, summary = request(server, "GET", "/api/runs/demo")
+        assert not summary["running"] and summary["in_progress"] == []
+        status, answer = request(server, "GET", "/api/runs/demo/games/9")
+        assert status == 404 and answer["error"] == "no game 9 in run 'demo', finished or in progress (2 finished)"
+    finally:
+        stop_server(server)
+    assert folder_state(folder) == before  # the server wrote nothing in the run's folder
