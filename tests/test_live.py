@@ -44,10 +44,16 @@ def test_a_player_publishes_slow_searches_each_and_quick_ones_at_most_every_inte
     assert published(writer)["moves"] == ["a", "b", "c", "d"]
     step(["a", "b", "c", "d", "e"], 1, 0.001)  # quick, 1 ms after: skipped
     assert published(writer)["moves"] == ["a", "b", "c", "d"]
-    clock[0] += live.LIVE_SECONDS
-    step(["a", "b", "c", "d", "e", "f"], 1, 0.001)  # quick, the last write LIVE_SECONDS old: written
-    assert published(writer)["moves"] == ["a", "b", "c", "d", "e", "f"]
-    writer.position(7, players, 11, ["a", "b", "c", "d", "e", "f", "g"], None)  # over after a quick search: skipped
+    step(["a", "b", "c", "d", "e", "f"], 1, 0.001)  # quick, once slowed down (a busy machine) ...
+    assert published(writer)["moves"] == ["a", "b", "c", "d"]
+    clock[0] += 0.015  # ... by 15 ms, just after a write
+    writer.last_write = clock[0]
+    step(["a", "b", "c", "d", "e", "f", "g"], 1, 0.001)  # smoothed, "quick" is still quick: skipped
+    assert published(writer)["moves"] == ["a", "b", "c", "d"]
+    writer.last_write -= live.LIVE_SECONDS
+    step(["a", "b", "c", "d", "e", "f", "g", "h"], 1, 0.001)  # quick, the last write LIVE_SECONDS old: written
+    assert published(writer)["moves"] == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    writer.position(7, players, 11, ["a", "b", "c", "d", "e", "f", "g", "h", "i"], None)  # over after a quick search: skipped
     assert not published(writer)["over"]
     writer.position(8, players, 12, [], 0)  # the next game: "slow" to move, written
     clock[0] += 1.0

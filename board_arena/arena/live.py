@@ -68,23 +68,28 @@ class LiveWriter:
     def __init__(self, folder: str):
         self.path = os.path.join(folder, f"{os.getpid()}.json")
         self.last_write = -float("inf")
-        self.last_call: tuple[float, str] | None = None  # (when, the agent that was to move)
-        #: The last search time of each agent (by label), kept from game to game.
+        self.searching: str | None = None  # the agent whose search the last call announced
+        self.since = 0.0  # when that search began
+        #: The search time of each agent (by label), smoothed over its moves, kept from game to game.
         self.search_seconds: dict[str, float] = {}
 
     def position(self, game_id: int, players: Sequence[str], game_seed: int, moves: Sequence[str], to_move: int | None) -> None:
         """The game ``game_id`` between ``players`` (labels by seat) has reached ``moves``, and
         the agent in seat ``to_move`` is about to search (None: the game is over)."""
+        # Called before every move of every game: kept to a few operations (about a microsecond).
         now = time.monotonic()
-        finished: float | None = None  # how long the search that has just ended took
-        if self.last_call is not None:
-            when, agent = self.last_call
-            finished = self.search_seconds[agent] = now - when
-        self.last_call = None if to_move is None else (now, players[to_move])
+        finished = -1.0  # how long the agent that has just moved searches, smoothed (-1: none)
+        if self.searching is not None:
+            # Halfway to the last time: one search slowed by a busy machine makes no agent slow.
+            last = self.search_seconds.get(self.searching, now - self.since)
+            finished = self.search_seconds[self.searching] = (last + now - self.since) / 2
         if to_move is None:  # the last move came after a long search: show it now
-            slow = finished is not None and finished >= SLOW_SEARCH
+            self.searching = None
+            slow = finished >= SLOW_SEARCH
         else:  # an agent not seen yet counts as slow
-            slow = self.search_seconds.get(players[to_move], float("inf")) >= SLOW_SEARCH
+            self.searching = agent = players[to_move]
+            self.since = now
+            slow = self.search_seconds.get(agent, SLOW_SEARCH) >= SLOW_SEARCH
         if not slow and now - self.last_write < LIVE_SECONDS:
             return
         self.last_write = now
