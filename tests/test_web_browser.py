@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -570,3 +571,74 @@ def test_a_page_on_another_port_of_this_machine_cannot_use_the_server(browser, s
         context.close()
         other.shutdown()
         other.server_close()
+
+
+def wait_until(condition, what, seconds=60.0):
+    """Polls ``condition`` every 10 ms; returns the seconds it took (fails after ``seconds``)."""
+    started = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - started > seconds:
+            pytest.fail(f"waited {seconds:g} s for {what}")
+        time.sleep(0.01)
+    return time.perf_counter() - started
+
+
+def agent_thinking(browser, base_url, spec):
+    """A tab whose agent (``spec``, moving first) is thinking."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
+    page.goto(base_url)
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#game", "kalah")
+    page.fill("#opponent", spec)
+    page.select_option("#side-choice", "1")
+    page.fill("#seed", "3")
+    page.click("#new-game")
+    page.wait_for_function("ui.view && ui.view.agent_to_move")
+    return page
+
+
+def test_a_second_tab_loads_while_two_agents_think_and_a_tab_that_goes_stops_its_search(browser, server, base_url):
+    """alphabeta:time=2 and mcts:time=2 think in two tabs (the server's two search slots); a
+    third tab loads and fetches a static file meanwhile, before either search ends. Then the
+    first tab closes and the second starts another game: each search stops, its worker free."""
+    pool = server.games.pool
+    for spec in ("alphabeta:time=0.2", "mcts:time=0.2"):  # the workers load both agents' kernels
+        warm = agent_thinking(browser, base_url, spec)
+        warm.wait_for_function("ui.view.log.length > 0", timeout=120_000)
+        warm.close()
+    wait_until(lambda: pool.status()["searching"] == 0, "the warm-up searches to end")
+    started = time.perf_counter()  # a tab while nothing thinks, for comparison
+    idle = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
+    idle.goto(base_url)
+    idle.wait_for_selector("body[data-ready='1']")
+    idle_load = time.perf_counter() - started
+    idle.close()
+    first = agent_thinking(browser, base_url, "alphabeta:time=2")
+    second = agent_thinking(browser, base_url, "mcts:time=2")
+    wait_until(lambda: pool.status()["searching"] == 2, "both searches to start")
+    started = time.perf_counter()
+    third = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
+    third.goto(base_url)
+    third.wait_for_selector("body[data-ready='1']")
+    loaded = time.perf_counter() - started
+    fetched = third.evaluate("""async () => {
+        const start = performance.now();
+        const response = await fetch("/static/style.css");
+        await response.text();
+        return [response.status, performance.now() - start];
+    }""")
+    assert fetched[0] == 200
+    assert pool.status()["searching"] == 2  # both still thinking: nothing waited for them
+    print(f"a third tab loaded in {1000 * loaded:.0f} ms ({1000 * idle_load:.0f} ms with nothing thinking) and a static "
+          f"file came in {fetched[1]:.1f} ms while alphabeta:time=2 and mcts:time=2 thought")
+    third.close()
+    first.close()  # the page goes: its game is dropped, its search stopped
+    closed = wait_until(lambda: pool.status()["searching"] == 1, "the closed tab's search to stop")
+    second.select_option("#side-choice", "0")
+    second.click("#new-game")  # another game replaces the one whose agent thinks
+    replaced = wait_until(lambda: pool.status()["searching"] == 0, "the replaced game's search to stop")
+    second.wait_for_function(READY)
+    assert second.evaluate("ui.view.log.length") == 0 and second.evaluate("ui.view.moves.length") > 0
+    stopped = pool.status()["stopped"]
+    print(f"searches stopped {1000 * closed:.0f} ms after the tab closed, {1000 * replaced:.0f} ms after the new game; {stopped}")
+    second.close()
