@@ -9,8 +9,9 @@
 
 Every file is replaced whole (written aside, then renamed), so a reader never sees half of one;
 none of them is the database, whose one writer stays the run's process. A player writes before
-a search starts, when the last write is ``LIVE_SECONDS`` old or the agent to move took
-``SLOW_SEARCH`` or more for its last search (a write costs about a tenth of a millisecond): quick
+a search starts, when the last write is ``LIVE_SECONDS`` old or the agent to move searches for
+``SLOW_SEARCH`` or more (its times smoothed over its moves; a write costs about a tenth of a
+millisecond), and when a game ends after such a search: quick
 games cost a write per ``LIVE_SECONDS``, slow agents a write per move, and a watcher never waits
 through a long search for the move played before it.
 """
