@@ -129,8 +129,10 @@ def test_arena_serve_with_the_plugin_offers_the_game(tmp_path):
     try:
         line = process.stdout.readline()
         assert line.startswith("Serving board-arena on http://"), line + process.stderr.read()
-        url = line.split(" on ")[1].split()[0]
-        with urllib.request.urlopen(url + "api/catalog", timeout=60) as answer:
+        url = line.split(" on ")[1].split()[0]  # http://127.0.0.1:PORT/?token=T
+        base, token = url.split("?token=")
+        request = urllib.request.Request(base + "api/catalog", headers={"X-Arena-Token": token})
+        with urllib.request.urlopen(request, timeout=60) as answer:
             catalog = json.load(answer)
         game = next(g for g in catalog["games"] if g["name"] == "tictactoe")
         assert game["drawing"] is None and game["family"] == "tictactoe"
@@ -139,9 +141,10 @@ def test_arena_serve_with_the_plugin_offers_the_game(tmp_path):
         process.wait(timeout=30)
 
 
-def post(base: str, path: str, body: dict) -> tuple[int, dict]:
+def post(server: tuple[str, str], path: str, body: dict) -> tuple[int, dict]:
+    base, token = server
     request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json", "X-Arena-Token": token})
     try:
         with urllib.request.urlopen(request, timeout=60) as answer:
             return answer.status, json.load(answer)
@@ -153,7 +156,7 @@ def post(base: str, path: str, body: dict) -> tuple[int, dict]:
 def server_url():
     server = make_server(games=GameServer(runs_dir="no-such-runs-folder"))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/"
+    yield f"http://127.0.0.1:{server.server_port}/", server.games.token  # every API request carries the token
     server.shutdown()
     server.server_close()
 
@@ -179,7 +182,7 @@ def test_a_game_through_the_http_interface_of_arena_serve(server_url):
             status, view = post(server_url, f"{game}/agent", {})
     assert "The agent wins." in view["result"] or "Draw." in view["result"]
     with pytest.raises(urllib.error.HTTPError) as missing:  # a game without a drawing has none to serve
-        urllib.request.urlopen(server_url + "games/tictactoe.js", timeout=60)
+        urllib.request.urlopen(server_url[0] + "games/tictactoe.js", timeout=60)
     assert missing.value.code == 404
 
 

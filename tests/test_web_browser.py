@@ -7,8 +7,13 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
+import subprocess
+import sys
 import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +21,9 @@ from board_arena.arena.plots import write_plots
 from board_arena.arena.settings import TournamentSettings
 from board_arena.arena.tournament import run_tournament
 from board_arena.arena.web.server import GameServer, make_server
+from tests.illegal_moves import ILLEGAL_MOVES
+
+ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.slow  # a system test (a headless browser): python -m pytest -m "not slow" leaves it out
 
@@ -25,16 +33,21 @@ READY = "ui.view && !ui.busy && !ui.timer && (ui.view.moves.length > 0 || ui.vie
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
+def server(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")
     settings = TournamentSettings.create("kalah:pits=4,seeds=3", ["random", "greedy"], games=2, seed=1)
     run = run_tournament(settings, str(runs / "kalah-demo"), concurrency=1, progress=False)
     write_plots(run.settings, run.games, run.ratings(), run.out_dir)  # as arena run does
     server = make_server(games=GameServer(runs_dir=str(runs)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/"
+    yield server
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="module")
+def base_url(server):
+    return server.url  # the page's address, with the token
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +68,9 @@ def browser():
 
 @pytest.fixture
 def page(browser, base_url):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    # The page's Content-Security-Policy forbids eval, which Playwright's wait_for_function
+    # needs; test_the_page_runs_under_its_own_policy loads the page with the policy enforced.
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(base_url)
@@ -65,9 +80,11 @@ def page(browser, base_url):
     assert not errors, errors
 
 
-def new_game(page, game, opponent="random", seed=1, side="0", tab="play"):
+def new_game(page, game, opponent="random", seed=1, side="0", tab="play", params=None):
     page.click(f"button.tab[data-tab='{tab}']")
     page.select_option("#game", game)
+    for key, value in (params or {}).items():  # the variant fields (choosing the game fills them)
+        page.locator(f"[data-param='{key}']").evaluate("(input, value) => { input.value = value; }", str(value))
     if tab == "play":
         page.fill("#opponent", opponent)
         page.select_option("#side-choice", side)
@@ -250,7 +267,8 @@ def test_a_spectator_game_runs_to_the_end_with_pause_and_step(page, tmp_path):
     page.wait_for_function(f"ui.view.board.ply === {ply + 1}")
     page.click("#pause")  # resume
     page.wait_for_function("ui.view.result !== null", timeout=120_000)
-    assert "wins" in page.locator("#result").text_content()
+    result = page.locator("#result").text_content()
+    assert "wins" in result or "draw" in result, result  # this Konane counts captures: a draw can end it
     page.screenshot(path=str(tmp_path / "spectator-end.png"))
 
 
@@ -320,3 +338,309 @@ def test_the_page_stays_live_while_the_agent_thinks(page):
     page.wait_for_function(READY, timeout=30_000)
     last = page.evaluate("ui.view.log[1]")
     assert last["by"] == "mcts:time=1.5" and "simulations" in last["summary"]
+
+
+def message(page):
+    page.wait_for_function("document.querySelector('#message').textContent !== ''")
+    return page.locator("#message").text_content()
+
+
+@pytest.mark.parametrize("name, params, find", ILLEGAL_MOVES, ids=[entry[0] for entry in ILLEGAL_MOVES])
+def test_a_parseable_illegal_move_of_each_game_shows_the_engines_reason(page, server, name, params, find, tmp_path):
+    """Typed in the notation, and clicked on the board where the clicks before the last one
+    start a legal move: the page shows the reason the engine gives, and nothing changes."""
+    new_game(page, name, seed=3, params=params)
+    session = server.games.sessions[page.evaluate("ui.view.id")]
+    for _ in range(60):  # the person plays the first legal move until the illegal one exists
+        found = find(session.seen_state())
+        if found:
+            break
+        play_move(page, page.evaluate("ui.view.moves")[0])
+    else:
+        pytest.fail(f"no illegal move to try in {name}")
+    text, clicks, move = found
+    reason = session.game.illegal_reason(session.seen_state(), move)
+    assert reason and "\n" not in reason
+    before = state(page)
+    page.fill("#move-text", text)
+    page.press("#move-text", "Enter")
+    assert message(page) == f"{text}: {reason}"
+    assert state(page)["board"] == before["board"] and state(page)["log"] == before["log"]
+    legal_start = any(m["clicks"][: len(clicks) - 1] == clicks[:-1] for m in page.evaluate("ui.view.moves"))
+    if legal_start and page.locator(f'#board [data-click="{clicks[-1]}"]').count():
+        page.evaluate("say('')")
+        for token in clicks:
+            click(page, token)
+        assert message(page) == f"{text}: {reason}"
+        assert state(page)["board"] == before["board"]
+    page.screenshot(path=str(tmp_path / f"{name}-illegal.png"))
+
+
+def test_the_page_runs_under_its_own_policy(browser, base_url):
+    """The page, its scripts and every drawing work with the Content-Security-Policy enforced
+    (the other tests lift it for Playwright's own scripts)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    refused = []
+    page.on("console", lambda entry: refused.append(entry.text) if "Content Security Policy" in entry.text else None)
+    page.on("pageerror", lambda error: refused.append(str(error)))
+    response = page.goto(base_url)
+    assert "default-src 'self'" in response.headers["content-security-policy"]
+    page.wait_for_selector("body[data-ready='1']")
+    for game in ("kalah", "morabaraba", "konane", "dominoes"):
+        page.select_option("#game", game)
+        page.click("#new-game")
+        page.wait_for_selector("#board svg [data-click]")
+    page.close()
+    assert not refused, refused
+
+
+@pytest.mark.parametrize("game", ["kalah", "morabaraba", "konane", "dominoes", "tictactoe"])
+def test_the_board_fits_a_phone(browser, base_url, game, tmp_path):
+    """At 390x844 the whole board fits the screen, nothing is wider than it, every control can
+    be reached, and a move is played by a click."""
+    page = browser.new_page(viewport={"width": 390, "height": 844}, bypass_csp=True, has_touch=True)
+    page.goto(base_url)
+    page.wait_for_selector("body[data-ready='1']")
+    new_game(page, game, seed=2)
+    board = page.locator("#board > :first-child")
+    board.scroll_into_view_if_needed()
+    box = page.evaluate("document.querySelector('#board > :first-child').getBoundingClientRect().toJSON()")
+    assert box["width"] > 200 and box["left"] >= 0 and box["right"] <= 390, box
+    assert box["top"] >= 0 and box["bottom"] <= 844, box
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for control in ("#new-game", "#game", "#opponent", "#hint", "#undo", "#move-text", "#log-box summary",
+                    "button.tab[data-tab='runs']"):
+        target = page.locator(control)
+        target.scroll_into_view_if_needed()
+        where = target.bounding_box()
+        assert where and where["x"] >= 0 and where["x"] + where["width"] <= 390, (control, where)
+    page.screenshot(path=str(tmp_path / f"{game}-phone.png"), full_page=True)
+    play_move(page, page.evaluate("ui.view.moves")[0])
+    assert page.evaluate("ui.view.log.length") >= 1
+    page.close()
+
+
+def test_a_run_being_played_is_watched_live_until_it_ends(browser, tmp_path):
+    """arena run plays in another process; the page shows it being played (progress, standings,
+    crosstable, SPRT updating without a reload), a game in progress is followed move by move,
+    and at the end the standings on the page are arena report's."""
+    runs = tmp_path / "runs"
+    out = runs / "live-kalah"
+    server = make_server(games=GameServer(runs_dir=str(runs), max_searches=1))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", "board_arena.arena.cli"]
+    # Agents with a clock, so that each game lasts seconds whatever the machine.
+    run = subprocess.Popen(
+        command + ["run", "--game", "kalah", "--agents", "mcts:time=0.04,alphabeta:time=0.03", "--games", "8",
+                   "--concurrency", "2", "--sprt", "elo0=0,elo1=5", "--out", str(out), "--quiet"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(server.url)
+        page.wait_for_selector("body[data-ready='1']")
+        for _ in range(600):  # the run's folder appears when arena run has opened its database
+            page.click("button.tab[data-tab='runs']")
+            if page.locator("#runs-list button[data-run='live-kalah']").count():
+                break
+            page.wait_for_timeout(100)
+        page.click("#runs-list button[data-run='live-kalah']")
+        page.wait_for_selector("#run-state.live", timeout=120_000)
+        assert page.locator("#run-state").text_content().startswith("Being played now")
+        # A game in progress, followed move by move.
+        for _ in range(30):  # a game may end between the page's last look and the click: another one
+            page.locator("#run-live button.watch").first.click(timeout=120_000)
+            page.wait_for_function("ui.replay && ui.replay.data")
+            if not page.evaluate("ui.replay.data.over"):
+                break
+        else:
+            pytest.fail("every game clicked had ended already")
+        watched = page.evaluate("ui.replay.id")
+        first = page.evaluate("ui.replay.data.positions.length")
+        assert "so far (in progress)" in page.locator("#replay-ply").text_content()
+        # The board follows the game's moves as they come, without a click.
+        page.wait_for_function(f"ui.replay.data.over || ui.replay.data.positions.length > {first}", timeout=60_000)
+        if not page.evaluate("ui.replay.data.over"):
+            assert page.evaluate("ui.replay.ply") == page.evaluate("ui.replay.data.positions.length") - 1 > first - 1
+        # It ends on the page: the board shows the result of the stored game.
+        page.wait_for_function("ui.replay.data.over", timeout=120_000)
+        assert page.evaluate("ui.replay.id") == watched
+        page.click("#replay-last")
+        assert page.locator("#result").text_content()
+        # Standings and progress move without a reload until the run ends.
+        done = []
+        page.wait_for_function("ui.run && ui.run.shown && ui.run.shown.done > 0", timeout=120_000)
+        done.append(page.evaluate("ui.run.shown.done"))
+        page.wait_for_function("ui.run.shown && !ui.run.shown.running", timeout=300_000)
+        assert run.wait(timeout=120) == 0, run.stderr.read()
+        page.wait_for_function("ui.run.shown.done === ui.run.shown.total")
+        done.append(page.evaluate("ui.run.shown.done"))
+        assert done[0] <= done[1] == 8  # elo1=5: the SPRT cannot decide within 8 games
+        assert page.locator("#run-state").text_content().startswith("Not being played: 8 of 8 games")
+        assert page.locator("#run-live").count() == 0
+        page.screenshot(path=str(tmp_path / "run-live-end.png"), full_page=True)
+        # The page's standings are arena report's, cell by cell.
+        report = subprocess.run(command + ["report", str(out)], env=env, capture_output=True, text=True, timeout=300)
+        assert report.returncode == 0, report.stderr
+        page_rows = [" ".join(" ".join(cells).split()) for cells in page.evaluate(
+            "[...document.querySelectorAll('#standings tr')].map((row) => [...row.cells].map((c) => c.textContent))")]
+        lines = [" ".join(line.split()) for line in report.stdout.splitlines()]
+        start = lines.index(page_rows[0])
+        assert lines[start:start + len(page_rows)] == page_rows and len(page_rows) == 3
+        crosstable = [" ".join(" ".join(cells).split()) for cells in page.evaluate(
+            "[...document.querySelectorAll('#crosstable tr')].map((row) => [...row.cells].map((c) => c.textContent))")]
+        assert all(row in lines for row in crosstable[1:])
+        sprt = page.locator("#sprt").text_content().splitlines()
+        assert sprt and all(" ".join(line.split()) in lines for line in sprt)
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.wait()
+        page.close()
+        server.shutdown()
+        server.server_close()
+    assert not errors, errors
+
+
+def test_a_page_on_another_port_of_this_machine_cannot_use_the_server(browser, server, base_url, capsys):
+    """A page of another origin on this machine (another port: the same site for cookies) in
+    the browser that holds the server's cookie: its fetches, form and image reach the server,
+    which refuses every one (Origin, Sec-Fetch-Site) and makes nothing."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Elsewhere(BaseHTTPRequestHandler):
+        def do_GET(self):
+            payload = b"<!doctype html><title>another page</title><iframe name=sink></iframe>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args):
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    context = browser.new_context()
+    try:
+        own = context.new_page()
+        own.goto(base_url)  # the browser now holds the server's cookie
+        own.wait_for_selector("body[data-ready='1']")
+        assert any(c["name"].startswith("arena_token_") for c in context.cookies())
+        before = len(server.games.sessions)
+        capsys.readouterr()
+        server.verbose = True  # the server logs each request and its status
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{other.server_port}/")
+        target = f"http://127.0.0.1:{server.server_port}"
+        outcome = page.evaluate(
+            """async (target) => {
+                const seen = {};
+                await fetch(target + "/api/games", {method: "POST", mode: "no-cors", credentials: "include",
+                    headers: {"Content-Type": "text/plain"}, body: JSON.stringify({game: "kalah"})}).catch(() => null);
+                seen.read = await fetch(target + "/api/runs", {credentials: "include"}).then((r) => r.status, () => "blocked");
+                seen.image = await new Promise((done) => {
+                    const img = new Image();
+                    img.onload = () => done("loaded");
+                    img.onerror = () => done("refused");
+                    img.src = target + "/api/runs/kalah-demo/plot/elo.png";
+                });
+                const form = document.createElement("form");
+                form.method = "POST"; form.action = target + "/api/games"; form.target = "sink"; form.enctype = "text/plain";
+                const field = document.createElement("input");
+                field.name = '{"game":"kalah","x":"'; field.value = '"}';
+                form.appendChild(field); document.body.appendChild(form);
+                const sent = new Promise((done) => { document.querySelector("iframe").onload = done; });
+                form.submit();
+                await sent;
+                return seen;
+            }""",
+            target,
+        )
+        server.verbose = False
+        assert outcome == {"read": "blocked", "image": "refused"}, outcome
+        assert len(server.games.sessions) == before  # nothing was made
+        answered = re.findall(r'"(GET|POST) (/api/\S*) HTTP/1.1" (\d+)', capsys.readouterr().err)
+        assert sorted(path for _, path, _ in answered) == ["/api/games", "/api/games", "/api/runs",
+                                                          "/api/runs/kalah-demo/plot/elo.png"], answered
+        assert {status for _, _, status in answered} == {"403"}, answered
+    finally:
+        server.verbose = False
+        context.close()
+        other.shutdown()
+        other.server_close()
+
+
+def wait_until(condition, what, seconds=60.0):
+    """Polls ``condition`` every 10 ms; returns the seconds it took (fails after ``seconds``)."""
+    started = time.perf_counter()
+    while not condition():
+        if time.perf_counter() - started > seconds:
+            pytest.fail(f"waited {seconds:g} s for {what}")
+        time.sleep(0.01)
+    return time.perf_counter() - started
+
+
+def agent_thinking(browser, base_url, spec):
+    """A tab whose agent (``spec``, moving first) is thinking."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
+    page.goto(base_url)
+    page.wait_for_selector("body[data-ready='1']")
+    page.select_option("#game", "kalah")
+    page.fill("#opponent", spec)
+    page.select_option("#side-choice", "1")
+    page.fill("#seed", "3")
+    page.click("#new-game")
+    page.wait_for_function("ui.view && ui.view.agent_to_move")
+    return page
+
+
+def test_a_second_tab_loads_while_two_agents_think_and_a_tab_that_goes_stops_its_search(browser, server, base_url):
+    """alphabeta:time=2 and mcts:time=2 think in two tabs (the server's two search slots); a
+    third tab loads and fetches a static file meanwhile, before either search ends. Then the
+    first tab closes and the second starts another game: each search stops, its worker free."""
+    pool = server.games.pool
+    for spec in ("alphabeta:time=0.2", "mcts:time=0.2"):  # the workers load both agents' kernels
+        warm = agent_thinking(browser, base_url, spec)
+        warm.wait_for_function("ui.view.log.length > 0", timeout=120_000)
+        warm.close()
+    wait_until(lambda: pool.status()["searching"] == 0, "the warm-up searches to end")
+    started = time.perf_counter()  # a tab while nothing thinks, for comparison
+    idle = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
+    idle.goto(base_url)
+    idle.wait_for_selector("body[data-ready='1']")
+    idle_load = time.perf_counter() - started
+    idle.close()
+    first = agent_thinking(browser, base_url, "alphabeta:time=2")
+    second = agent_thinking(browser, base_url, "mcts:time=2")
+    wait_until(lambda: pool.status()["searching"] == 2, "both searches to start")
+    started = time.perf_counter()
+    third = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
+    third.goto(base_url)
+    third.wait_for_selector("body[data-ready='1']")
+    loaded = time.perf_counter() - started
+    fetched = third.evaluate("""async () => {
+        const start = performance.now();
+        const response = await fetch("/static/style.css");
+        await response.text();
+        return [response.status, performance.now() - start];
+    }""")
+    assert fetched[0] == 200
+    assert pool.status()["searching"] == 2  # both still thinking: nothing waited for them
+    print(f"a third tab loaded in {1000 * loaded:.0f} ms ({1000 * idle_load:.0f} ms with nothing thinking) and a static "
+          f"file came in {fetched[1]:.1f} ms while alphabeta:time=2 and mcts:time=2 thought")
+    third.close()
+    first.close()  # the page goes: its game is dropped, its search stopped
+    closed = wait_until(lambda: pool.status()["searching"] == 1, "the closed tab's search to stop")
+    second.select_option("#side-choice", "0")
+    second.click("#new-game")  # another game replaces the one whose agent thinks
+    replaced = wait_until(lambda: pool.status()["searching"] == 0, "the replaced game's search to stop")
+    second.wait_for_function(READY)
+    assert second.evaluate("ui.view.log.length") == 0 and second.evaluate("ui.view.moves.length") > 0
+    stopped = pool.status()["stopped"]
+    print(f"searches stopped {1000 * closed:.0f} ms after the tab closed, {1000 * replaced:.0f} ms after the new game; {stopped}")
+    second.close()

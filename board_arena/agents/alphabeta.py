@@ -437,7 +437,7 @@ def clear(table: np.ndarray) -> None:
     table.view(np.uint8)[:] = 0
 
 
-TABLE_MB = Param("table_mb", 16.0, "transposition table size in MiB", low=0.001, high=16384.0)
+TABLE_MB = Param("table_mb", 16.0, "transposition table size in MiB", low=0.001, high=16384.0, effect="memory_mb")
 
 
 class TableAgent(Agent):
@@ -463,9 +463,9 @@ class AlphaBetaAgent(TableAgent):
         DEPTH,
         replace(NODES, doc="positions visited per move (100,000 when no depth, nodes or time is given)"),
         TIME,
-        Param("solve", False, "solve exactly (agents/solver.py: MTD(f) on the final margin) and report the margin"),
+        Param("solve", False, "solve exactly (agents/solver.py: MTD(f) on the final margin) and report the margin", effect="work"),
         Param("endgame", 0, "endgame database of every position up to this size (Kalah: seeds on the board; "
-              "built once into the cache folder), read at the horizon and by solve; 0: none", low=0, high=63),
+              "built once into the cache folder), read at the horizon and by solve; 0: none", low=0, high=63, effect="database"),
         TABLE_MB,
     )
     #: The budget when no depth, nodes or time is given and the agent does not solve.

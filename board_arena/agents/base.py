@@ -349,9 +349,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 # Parameters shared by the searches, so that they read the same everywhere.
 TIME = Param(
-    "time", None, "seconds per move (not reproducible across machines)", low=0.001, high=86400.0, kind=float, allow_none=True
+    "time", None, "seconds per move (not reproducible across machines)", low=0.001, high=86400.0, kind=float,
+    allow_none=True, effect="seconds",
 )
-DEPTH = Param("depth", None, "search depth in plies", low=1, high=200, kind=int, allow_none=True)
-NODES = Param("nodes", None, "positions visited per move", low=1, high=10**12, kind=int, allow_none=True)
-ITERATIONS = Param("iterations", None, "simulations per move", low=1, high=10**9, kind=int, allow_none=True)
+DEPTH = Param("depth", None, "search depth in plies", low=1, high=200, kind=int, allow_none=True, effect="work")
+NODES = Param("nodes", None, "positions visited per move", low=1, high=10**12, kind=int, allow_none=True, effect="work")
+ITERATIONS = Param("iterations", None, "simulations per move", low=1, high=10**9, kind=int, allow_none=True, effect="work")
 

@@ -251,7 +251,7 @@ class PIMCAgent(_WorldSampler, TableAgent):
     name = "pimc"
     summary = "determinized alpha-beta: sampled worlds vote for a move"
     PARAMS = (
-        Param("worlds", 20, "worlds sampled from the view per move", low=1, high=100_000),
+        Param("worlds", 20, "worlds sampled from the view per move", low=1, high=100_000, effect="work"),
         replace(DEPTH, doc="alpha-beta depth in each world"),
         replace(NODES, doc="positions per world (2,000 when neither depth, nodes nor time is given)"),
         replace(TIME, doc="seconds per move, shared by the worlds (not reproducible)"),

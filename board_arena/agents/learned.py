@@ -94,7 +94,9 @@ def load_weights(path: str | Path) -> tuple[np.ndarray, dict]:
 class TDKalahAgent(Agent):
     name = "td-kalah"
     summary = "learned linear afterstate value (TD self-play, experiments/learn_kalah.py), one ply"
-    PARAMS = (Param("weights", "", "a weights file of experiments/learn_kalah.py; empty: the bundled Kalah(6,4) ones"),)
+    PARAMS = (
+        Param("weights", "", "a weights file of experiments/learn_kalah.py; empty: the bundled Kalah(6,4) ones", effect="file"),
+    )
 
     def _check_params(self):
         path = self.params["weights"] or BUNDLED_WEIGHTS

@@ -250,7 +250,7 @@ class TreeSearchAgent(Agent):
     PARAMS = (
         replace(ITERATIONS, doc="simulations per move (10,000 when neither iterations nor time is given)"),
         TIME,
-        Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0),
+        Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0, effect="setting"),
     )
     DEFAULT_ITERATIONS = 10_000
 

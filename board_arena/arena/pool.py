@@ -41,6 +41,7 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext, SpawnContext
 from typing import Any, ClassVar, Iterable, Iterator, Union
 
+from board_arena.arena.live import LiveWriter
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
 from board_arena.arena.worker import (
@@ -172,6 +173,9 @@ class WorkerPool:
         self.concurrency = concurrency
         self.compilations = 0
         self.lost = 0
+        #: The folder where the players publish the games they play (arena.live), or None. Local
+        #: backends only: a cluster's nodes do not share the run's folder.
+        self.live_dir: str | None = None
 
     # -- what a backend provides -------------------------------------------------------------
 
@@ -346,6 +350,7 @@ class InlinePool(WorkerPool):
 
     def prepare(self) -> None:
         self._player = self._player or GamePlayer(self.settings)
+        self._player.live = LiveWriter(self.live_dir) if self.live_dir else None
 
     def capacity(self) -> int:
         return 1  # one process plays one game at a time
@@ -387,11 +392,11 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
-def _process_main(connection: Connection, settings_json: str) -> None:
+def _process_main(connection: Connection, settings_json: str, live_dir: str | None = None) -> None:
     """A worker process: warm up, then play each batch sent, sending every game back as it ends
     and a :class:`BatchDone` after each batch; None ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited already; spawned children set it too
-    player, counter = start_worker_process(settings_json)
+    player, counter = start_worker_process(settings_json, live_dir)
     try:
         while True:
             batch = connection.recv()
@@ -433,7 +438,7 @@ class ProcessPool(WorkerPool):
 
     def _start(self, settings_json: str) -> _Process:
         connection, child = self._context.Pipe(duplex=True)
-        process = self._context.Process(target=_process_main, args=(child, settings_json), daemon=True)
+        process = self._context.Process(target=_process_main, args=(child, settings_json, self.live_dir), daemon=True)
         with ignoring_interrupts():  # the child inherits the ignore until it sets its own
             process.start()
         child.close()

@@ -19,7 +19,7 @@ from board_arena.arena.store import GameResult
 if TYPE_CHECKING:  # annotations only: tournament imports this module
     from board_arena.arena.tournament import Run
 
-__all__ = ["describe_settings", "format_report", "score_interval", "write_report"]
+__all__ = ["describe_settings", "format_report", "score_interval", "write_report", "standings_rows", "crosstable_rows"]
 
 
 def write_report(run: Run, anchor: str | None = None, plots: bool = True) -> str:
@@ -86,14 +86,9 @@ def score_interval(scores: list[float]) -> tuple[float, float, float]:
     return mean, max(0.0, centre - spread), min(1.0, centre + spread)
 
 
-def format_report(settings: TournamentSettings, games: list[GameResult], ratings: Ratings) -> str:
-    """The whole report as text."""
-    total = settings.total_games
-    lines = [f"Tournament: {describe_settings(settings)}", f"Games: {len(games)} of {total} played", ""]
-    if not games:
-        return "\n".join(lines + ["No game finished yet."])
-
-    reference = f"{ratings.anchor} (rated 0)" if ratings.anchor else "the agents' mean"
+def standings_rows(ratings: Ratings) -> list[list[str]]:
+    """The standings as the report prints them: a header row, then one row per agent, best first
+    (``arena serve`` shows the same cells)."""
     rows = [["Rank", "Agent", "Elo", "95% interval", "Games", "Score", "Draws"]]
     for rank, i in enumerate(ratings.order(), start=1):
         played = max(ratings.games[i], 1)
@@ -108,10 +103,12 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
                 f"{100 * ratings.draws[i] / played:.1f}%",
             ]
         )
-    lines += [f"Standings (Elo against {reference}; Bradley-Terry, Firth-penalised, 95% profile-likelihood intervals):"]
-    lines += _table(rows, "rlrrrrr") + [""]
+    return rows
 
-    names = [ratings.names[i] for i in ratings.order()]
+
+def crosstable_rows(settings: TournamentSettings, names: list[str], games: list[GameResult]) -> list[list[str]]:
+    """The crosstable as the report prints it: wins-draws-losses of each row agent against each
+    column agent, a header row of ``names`` first; a pairing the schedule never plays is blank."""
     wdl = {(a, b): [0, 0, 0] for a in names for b in names}
     for g in games:
         for seat, (me, other) in enumerate(((g.player0, g.player1), (g.player1, g.player0))):
@@ -128,8 +125,23 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
                 for b in names
             ]
         )
+    return rows
+
+
+def format_report(settings: TournamentSettings, games: list[GameResult], ratings: Ratings) -> str:
+    """The whole report as text."""
+    total = settings.total_games
+    lines = [f"Tournament: {describe_settings(settings)}", f"Games: {len(games)} of {total} played", ""]
+    if not games:
+        return "\n".join(lines + ["No game finished yet."])
+
+    reference = f"{ratings.anchor} (rated 0)" if ratings.anchor else "the agents' mean"
+    lines += [f"Standings (Elo against {reference}; Bradley-Terry, Firth-penalised, 95% profile-likelihood intervals):"]
+    lines += _table(standings_rows(ratings), "rlrrrrr") + [""]
+
+    names = [ratings.names[i] for i in ratings.order()]
     lines += ["Crosstable (wins-draws-losses of the row agent against the column agent):"]
-    lines += _table(rows, "l" + "r" * len(names)) + [""]
+    lines += _table(crosstable_rows(settings, names, games), "l" + "r" * len(names)) + [""]
 
     lines += ["Pairings (score of the first agent, 95% Wilson interval on the games' spread):"]
     rows = []

@@ -14,6 +14,7 @@ tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (
 
 from board_arena import engines
 from board_arena.arena.cluster import RayPool
+from board_arena.arena.live import LiveRun
 from board_arena.arena.movelog import MOVE_COLUMNS, move_rows
 from board_arena.arena.pool import (
     InlinePool,
@@ -302,10 +303,15 @@ def run_tournament(
     with make_pool(settings, concurrency, cluster) as pool:
         with RunLock(out_dir):
             store = RunStore(out_dir)
+            live = LiveRun(out_dir)  # the games in progress, for arena serve (arena.live)
             try:
                 store.open(settings)
+                if not isinstance(pool, RayPool):
+                    live.begin()
+                    pool.live_dir = live.folder
                 compilations = _play_missing(pool, store, out_dir, progress, on_result, skip_invalid)
             finally:
+                live.end()
                 store.close()
     run = load_run(out_dir, skip_invalid)
     run.worker_compilations = compilations

@@ -17,6 +17,7 @@ from numba.core import event as numba_event
 
 from board_arena import agents, engines
 from board_arena.agents.plugins import load_entry_points, load_plugins
+from board_arena.arena.live import LiveWriter
 from board_arena.arena.movelog import logging_moves, opening_entry, search_entry
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
@@ -52,6 +53,8 @@ class GamePlayer:
         self.game = game or settings.make_game()
         self.limit = agents.Limit(time=settings.move_time) if settings.move_time else None
         self._agents: OrderedDict[int, agents.Agent] = OrderedDict()  # by index in settings.agents
+        #: Publishes each game's moves as it is played (arena.live), when set.
+        self.live: LiveWriter | None = None
         if warm_up:
             warm_up_agents(settings, self.game)
             warm_up_game(self.game)
@@ -89,8 +92,11 @@ class GamePlayer:
         # What each search reported, one entry per ply (arena.movelog); moves played before the
         # agents took over (an opening) have none.
         searches = [opening_entry(seat) for seat, _ in opening] if logging_moves() else None
+        labels = [settings.labels[scheduled.players[seat]] for seat in (0, 1)]
         while not state.is_terminal():
             mover = state.current_player
+            if self.live is not None:
+                self.live.position(scheduled.id, labels, scheduled.game_seed, names, mover)
             agent = seats[mover]
             start = time.perf_counter()
             agent.last_search = None  # an agent that reports nothing must not repeat its last report
@@ -113,14 +119,16 @@ class GamePlayer:
             if searches is not None:
                 searches.append(search_entry(mover, agent.last_search))
             state.apply_legal(move)
+        if self.live is not None:
+            self.live.position(scheduled.id, labels, scheduled.game_seed, names, None)
         if result is None:  # the game is over
             result = state.outcome() or 0.0
             if state.end_reason == engines.PLY_CAP:  # a draw by a bound for machines, counted apart
                 end_reason = engines.PLY_CAP
         return GameResult(
             id=scheduled.id,
-            player0=settings.labels[scheduled.players[0]],
-            player1=settings.labels[scheduled.players[1]],
+            player0=labels[0],
+            player1=labels[1],
             spec0=specs[0],
             spec1=specs[1],
             game_seed=scheduled.game_seed,
@@ -196,15 +204,17 @@ class CompileCounter(numba_event.Listener):
         numba_event.unregister("numba:compile", self)
 
 
-def start_worker_process(settings_json: str) -> tuple[GamePlayer, CompileCounter]:
+def start_worker_process(settings_json: str, live_dir: str | None = None) -> tuple[GamePlayer, CompileCounter]:
     """What a worker process (of the local pool, or a Ray actor) does first: ask to die with its
-    parent, load the run's plugins, build its player (the game, every agent's kernels) and then
-    count the kernels compiled from there on (expected: none)."""
+    parent, load the run's plugins, build its player (the game, every agent's kernels; publishing
+    its games in ``live_dir`` when given, see :mod:`arena.live`) and then count the kernels
+    compiled from there on (expected: none)."""
     _die_with_parent()
     # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them).
     load_entry_points()
     load_plugins(json.loads(settings_json).get("plugins", ()))
     player = GamePlayer(TournamentSettings.from_json(settings_json))
+    player.live = LiveWriter(live_dir) if live_dir else None
     return player, CompileCounter().start()  # for the life of the process
 
 

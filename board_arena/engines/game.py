@@ -29,7 +29,7 @@ from board_arena.engines.actions import (
 from board_arena.engines.errors import IllegalMoveError, VariantError, shown
 from board_arena.engines.registry import make
 
-__all__ = ["Param", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP", "shown"]
+__all__ = ["Param", "PARAM_EFFECTS", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP", "shown"]
 
 # What a game's family and preset names are made of (they appear in specs, paths and URLs).
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -45,6 +45,14 @@ def wrap_paragraphs(text: str, width: int = 96) -> str:
     return "\n\n".join(textwrap.fill(p, width) for p in paragraphs if p)
 
 
+#: What an agent parameter may declare as its ``effect`` (:class:`Param`): ``"setting"`` shapes
+#: the search and costs nothing by itself (an exploration constant); ``"work"`` is an amount of
+#: search (depth, positions, simulations, worlds, an exact solve) that a clock may bound;
+#: ``"seconds"`` is time per move; ``"memory_mb"`` is memory allocated, in MiB; ``"file"`` names a
+#: file to read; ``"database"`` builds or loads a database on disk.
+PARAM_EFFECTS = ("setting", "work", "seconds", "memory_mb", "file", "database")
+
+
 @dataclass(frozen=True)
 class Param:
     """A variant parameter: name, default, allowed values and a one-line description.
@@ -53,6 +61,12 @@ class Param:
     checked against ``low``/``high``, strings against ``choices``; ``None`` is allowed only when
     ``allow_none`` is set. ``aliases`` are ``(value, choice)`` pairs accepted for a choice (a
     parameter that grew from a switch into several readings keeps accepting ``True``/``False``).
+
+    ``effect`` declares what an agent parameter's value spends or touches beyond the move it
+    chooses (one of :data:`PARAM_EFFECTS`), so that a program that runs agents for others decides
+    what a request may set from the declaration, not from the parameter's name (``arena serve``
+    refuses ``file`` and ``database`` parameters and caps ``seconds`` and ``memory_mb`` ones). A
+    parameter that declares none is one such a program does not accept from outside.
     """
 
     name: str
@@ -64,6 +78,11 @@ class Param:
     allow_none: bool = False
     kind: type | None = None
     aliases: tuple[tuple[Any, str], ...] = ()
+    effect: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.effect is not None and self.effect not in PARAM_EFFECTS:
+            raise ValueError(f"parameter {self.name}: effect {self.effect!r} is not one of {', '.join(PARAM_EFFECTS)}")
 
     @property
     def type(self) -> type:

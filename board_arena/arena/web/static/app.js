@@ -4,18 +4,32 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+// epoch: bumped by what makes a pending answer stale (a new game, an undo), which is then dropped.
 const ui = {
   catalog: null, tab: "play", view: null, prefix: [], hint: null, busy: false,
-  paused: false, timer: null, replay: null,
+  paused: false, timer: null, replay: null, run: null, epoch: 0,
 };
+// The server's token, which every API request carries (see server.py: who may ask).
+const TOKEN = document.querySelector('meta[name="arena-token"]').content;
+const RUN_POLL_MS = 1000;   // a run being played: standings, crosstable, SPRT, games in progress
+const GAME_POLL_MS = 400;   // a game in progress being watched
+const BUSY_RETRY_MS = 1000; // every search slot taken: the agent asks again
 
 async function api(method, path, body) {
-  const response = await fetch(path, {
-    method, headers: body ? { "Content-Type": "application/json" } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  const headers = { "X-Arena-Token": TOKEN };
+  if (body) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  let data;
+  try {
+    data = await response.json();
+  } catch (_) {
+    data = { error: `HTTP ${response.status}` };
+  }
+  if (!response.ok) {
+    const error = new Error(data.error || `HTTP ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
   return data;
 }
 
@@ -80,6 +94,8 @@ function chosenParams() {
 
 async function newGame() {
   stopTimer();
+  stopRun();
+  ui.epoch += 1;
   const seedText = $("seed").value.trim();
   let seats;
   if (ui.tab === "watch") seats = [$("agent0").value.trim(), $("agent1").value.trim()];
@@ -89,11 +105,13 @@ async function newGame() {
   }
   const body = { game: $("game").value, params: chosenParams(), seats, random_side: ui.tab === "play" && $("side-choice").value === "random" };
   if (seedText) body.seed = Number(seedText);
+  if (ui.view) body.replaces = ui.view.id;  // its search, if any, stops
   try {
     ui.paused = false;
     $("pause").textContent = "Pause";
     show(await api("POST", "/api/games", body));
     say("");
+    if (window.innerWidth < 800) $("stage").scrollIntoView({ block: "start" });
   } catch (error) {
     say(error.message);
   }
@@ -126,7 +144,7 @@ function show(view) {
   ui.view = view;
   ui.prefix = [];
   ui.hint = null;
-  ui.replay = null;
+  stopReplay();
   $("replay-controls").hidden = true;
   $("run-view").innerHTML = "";
   render();
@@ -259,6 +277,28 @@ async function sendMove(name) {
   }
 }
 
+// A move typed in the game's notation (see "Rules and notation"): the engine checks it, and an
+// illegal one comes back with its reason.
+async function typedMove() {
+  const text = $("move-text").value.trim();
+  if (!text || !ui.view || ui.busy) return;
+  if (!ui.view.moves.length) {
+    say(ui.view.board.to_move === null ? "The game is over: start a new game." : "Wait for your turn.");
+    return;
+  }
+  ui.busy = true;
+  ui.prefix = [];
+  try {
+    show(await api("POST", `/api/games/${ui.view.id}/move`, { move: text }));
+    $("move-text").value = "";
+    say("");
+  } catch (error) {
+    say(error.message);
+  } finally {
+    ui.busy = false;
+  }
+}
+
 function stopTimer() {
   if (ui.timer) clearTimeout(ui.timer);
   ui.timer = null;
@@ -272,15 +312,18 @@ function scheduleAgent() {
   ui.timer = setTimeout(agentMove, delay);
 }
 
-// The agent thinks on the server; the page stays live (fetch does not block it).
+// The agent thinks on the server, in a search process; the page stays live (fetch does not
+// block it), and an undo or a new game meanwhile stops the search (the answer is then dropped).
 async function agentMove() {
   ui.timer = null;
-  const id = ui.view.id;
+  const epoch = ui.epoch;
   try {
-    const view = await api("POST", `/api/games/${id}/agent`);
-    if (ui.view && ui.view.id === id) show(view);
+    const view = await api("POST", `/api/games/${ui.view.id}/agent`);
+    if (ui.epoch === epoch) show(view);
   } catch (error) {
-    say(error.message);
+    if (ui.epoch !== epoch) return;
+    say(error.message, error.status === 503 ? "info" : undefined);
+    if (error.status === 503) ui.timer = setTimeout(agentMove, BUSY_RETRY_MS);  // every slot busy: ask again
   }
 }
 
@@ -298,6 +341,8 @@ async function hint() {
 }
 
 async function undo() {
+  stopTimer();
+  ui.epoch += 1;
   try {
     show(await api("POST", `/api/games/${ui.view.id}/undo`));
     say("Took back your last move and the reply.", "info");
@@ -317,10 +362,17 @@ async function listRuns() {
     head.className = "small";
     head.textContent = data.runs.length ? `Runs in ${data.runs_dir}:` : `No runs in ${data.runs_dir} (arena run writes them; arena serve --runs DIR).`;
     box.appendChild(head);
-    for (const name of data.runs) {
+    for (const run of data.runs) {
       const button = document.createElement("button");
-      button.textContent = name;
-      button.onclick = () => showRun(name);
+      button.textContent = run.name;
+      button.dataset.run = run.name;
+      if (run.running) {
+        const badge = document.createElement("span");
+        badge.className = "live-badge";
+        badge.textContent = "playing now";
+        button.appendChild(badge);
+      }
+      button.onclick = () => showRun(run.name);
       box.appendChild(button);
     }
   } catch (error) {
@@ -335,31 +387,123 @@ function cell(row, text, tag) {
   return c;
 }
 
+// A table of rows of text, the first row its header (as arena report prints them).
+function textTable(id, rows) {
+  const table = document.createElement("table");
+  table.id = id;
+  rows.forEach((cells, i) => {
+    const row = table.insertRow();
+    for (const text of cells) cell(row, text, i === 0 ? "th" : "td");
+  });
+  return table;
+}
+
+function heading(text) {
+  const h = document.createElement("h3");
+  h.textContent = text;
+  return h;
+}
+
+function stopRun() {
+  if (ui.run && ui.run.timer) clearTimeout(ui.run.timer);
+  ui.run = null;
+  stopReplay();
+}
+
+function stopReplay() {
+  if (ui.replay && ui.replay.timer) clearTimeout(ui.replay.timer);
+  ui.replay = null;
+  $("replay-follow-box").hidden = true;
+}
+
 async function showRun(name) {
   stopTimer();
+  stopRun();
+  ui.epoch += 1;
   ui.view = null;
-  const out = $("run-view");
+  ui.run = { name, timer: null, shown: null };
+  $("board").replaceChildren();
+  $("result").textContent = "";
+  $("replay-controls").hidden = true;
+  $("run-view").innerHTML = "";
+  say("");
+  await refreshRun();
+}
+
+// A run is fetched again every RUN_POLL_MS while it is being played: its standings, crosstable
+// and SPRT change as games end, and the games in progress come and go.
+async function refreshRun() {
+  const current = ui.run;
+  if (!current) return;
+  current.timer = null;
   try {
-    const run = await api("GET", `/api/runs/${encodeURIComponent(name)}`);
-    out.innerHTML = "";
-    $("board").replaceChildren();
-    $("status").textContent = run.settings;
-    $("result").textContent = "";
-    const table = document.createElement("table");
-    table.id = "standings";
-    const head = table.insertRow();
-    for (const h of ["Rank", "Agent", "Elo", "95% interval", "Games", "Score", "Draws"]) cell(head, h, "th");
-    for (const s of run.standings) {
-      const row = table.insertRow();
-      for (const v of [s.rank, s.agent, s.elo === null ? "-" : (s.elo > 0 ? "+" : "") + s.elo, s.interval === null ? "-" : `[${s.interval.map(x => (x > 0 ? "+" : "") + x).join(", ")}]`, s.games, s.score, s.draws]) cell(row, v);
+    const run = await api("GET", `/api/runs/${encodeURIComponent(current.name)}`);
+    if (ui.run !== current) return;
+    renderRun(run);
+    // A run not finished may start (again) any moment: looked at less often.
+    if (run.running || run.done < run.total) current.timer = setTimeout(refreshRun, run.running ? RUN_POLL_MS : 5 * RUN_POLL_MS);
+  } catch (error) {
+    if (ui.run !== current) return;
+    say(error.message);
+    current.timer = setTimeout(refreshRun, 3 * RUN_POLL_MS);  // a database being written may refuse a read for a moment
+  }
+}
+
+function renderRun(run) {
+  const name = ui.run.name;
+  ui.run.shown = run;
+  if (!ui.replay) $("status").textContent = run.settings;
+  const out = $("run-view");
+  const parts = [];
+  const state = document.createElement("p");
+  state.id = "run-state";
+  const progress = `${run.done} of ${run.total} games`;
+  state.textContent = run.running ? `Being played now: ${progress}, ${run.in_progress.length} in progress (updated live)` : `Not being played: ${progress}`;
+  state.className = run.running ? "live" : "";
+  parts.push(state);
+  const bar = document.createElement("progress");
+  bar.id = "run-progress";
+  bar.max = run.total;
+  bar.value = run.done;
+  parts.push(bar);
+  if (run.standings.length) {
+    parts.push(heading("Standings"), textTable("standings", run.standings));
+    parts.push(heading("Crosstable (wins-draws-losses of the row agent against the column agent)"), textTable("crosstable", run.crosstable));
+  } else {
+    parts.push(heading("No game finished yet."));
+  }
+  if (run.sprt.length) {
+    const pre = document.createElement("pre");
+    pre.id = "sprt";
+    pre.textContent = run.sprt.join("\n");
+    parts.push(pre);
+  }
+  if (run.in_progress.length) {
+    const live = document.createElement("table");
+    live.id = "run-live";
+    const head = live.insertRow();
+    for (const h of ["Game", "Players", "Plies", ""]) cell(head, h, "th");
+    for (const g of run.in_progress) {
+      const row = live.insertRow();
+      cell(row, g.id);
+      cell(row, `${g.players[0]} vs ${g.players[1]}`);
+      cell(row, g.plies);
+      const button = document.createElement("button");
+      button.textContent = "Watch";
+      button.className = "watch";
+      button.dataset.game = g.id;
+      button.onclick = () => replayGame(name, g.id);
+      row.insertCell().appendChild(button);
     }
-    out.appendChild(table);
-    for (const plot of run.plots) {
-      const img = document.createElement("img");
-      img.src = `/api/runs/${encodeURIComponent(name)}/plot/${plot}`;
-      img.alt = plot;
-      out.appendChild(img);
-    }
+    parts.push(heading("Games in progress"), live);
+  }
+  for (const plot of run.plots) {
+    const img = document.createElement("img");
+    img.src = `/api/runs/${encodeURIComponent(name)}/plot/${plot}`;
+    img.alt = plot;
+    parts.push(img);
+  }
+  if (run.games.length) {
     const games = document.createElement("table");
     games.id = "run-games";
     const gh = games.insertRow();
@@ -377,37 +521,78 @@ async function showRun(name) {
       button.onclick = () => replayGame(name, g.id);
       row.insertCell().appendChild(button);
     }
-    out.appendChild(games);
+    const shown = run.games.length < run.done ? ` (the last ${run.games.length})` : "";
+    parts.push(heading(`Finished games${shown}`), games);
+  }
+  out.replaceChildren(...parts);
+}
+
+// A stored game, or one in progress: then fetched again every GAME_POLL_MS, the board following
+// its last move (unless the watcher has stepped back) until it ends.
+async function replayGame(name, id) {
+  stopReplay();
+  const replay = { name, id, data: null, ply: 0, timer: null, misses: 0 };
+  ui.replay = replay;
+  await loadReplay(replay);
+}
+
+async function loadReplay(replay) {
+  replay.timer = null;
+  try {
+    const data = await api("GET", `/api/runs/${encodeURIComponent(replay.name)}/games/${replay.id}`);
+    if (ui.replay !== replay) return;
+    replay.data = data;
+    $("replay-controls").hidden = false;
+    $("replay-follow-box").hidden = data.over;
+    showReplay(data.over ? 0 : data.positions.length - 1);
+    if (!data.over) replay.timer = setTimeout(followGame, GAME_POLL_MS);
+    $("board").scrollIntoView({ behavior: "smooth", block: "nearest" });
   } catch (error) {
-    say(error.message);
+    if (ui.replay !== replay) return;
+    // A game that has just ended is briefly neither in progress nor stored (see followGame).
+    replay.misses += 1;
+    if (error.status === 404 && replay.misses < 25) replay.timer = setTimeout(() => loadReplay(replay), GAME_POLL_MS);
+    else say(error.message);
   }
 }
 
-async function replayGame(name, id) {
+async function followGame() {
+  const replay = ui.replay;
+  if (!replay) return;
+  replay.timer = null;
   try {
-    const data = await api("GET", `/api/runs/${encodeURIComponent(name)}/games/${id}`);
-    ui.replay = { data, ply: 0 };
-    $("replay-controls").hidden = false;
-    $("replay-slider").max = data.positions.length - 1;
-    showReplay(0);
-    $("board").scrollIntoView({ behavior: "smooth" });
+    const data = await api("GET", `/api/runs/${encodeURIComponent(replay.name)}/games/${replay.id}`);
+    if (ui.replay !== replay) return;
+    const atEnd = replay.ply === replay.data.positions.length - 1;
+    replay.data = data;
+    replay.misses = 0;
+    $("replay-follow-box").hidden = data.over;
+    showReplay(atEnd && $("replay-follow").checked ? data.positions.length - 1 : replay.ply);
+    if (!data.over) replay.timer = setTimeout(followGame, GAME_POLL_MS);
   } catch (error) {
-    say(error.message);
+    if (ui.replay !== replay) return;
+    // Between its last move and its place in the database a game is briefly in neither.
+    replay.misses += 1;
+    if (error.status === 404 && replay.misses < 25) replay.timer = setTimeout(followGame, GAME_POLL_MS);
+    else say(error.message);
   }
 }
 
 function showReplay(ply) {
+  if (!ui.replay || !ui.replay.data) return;  // still loading
   const { data } = ui.replay;
   ply = Math.max(0, Math.min(data.positions.length - 1, ply));
   ui.replay.ply = ply;
   const position = data.positions[ply];
   const view = { ...position, family: data.family, layout: data.layout, human: null, moves: [] };
   $("board").replaceChildren(drawBoard(view, {}));
+  $("replay-slider").max = data.positions.length - 1;
   $("replay-slider").value = ply;
   const last = ply > 0 ? data.positions[ply - 1].move : null;
-  $("replay-ply").textContent = `ply ${ply} of ${data.positions.length - 1}${last ? `, after ${last}` : ""}`;
-  $("status").textContent = `${data.players[0]} vs ${data.players[1]}`;
-  $("result").textContent = ply === data.positions.length - 1 ? data.result : "";
+  const going = data.over ? "" : " so far (in progress)";
+  $("replay-ply").textContent = `ply ${ply} of ${data.positions.length - 1}${going}${last ? `, after ${last}` : ""}`;
+  $("status").textContent = `Game ${data.id}: ${data.players[0]} vs ${data.players[1]}`;
+  $("result").textContent = data.over && ply === data.positions.length - 1 ? data.result : "";
 }
 
 // ---- wiring --------------------------------------------------------------------------------
@@ -418,7 +603,7 @@ function setTab(tab) {
   for (const b of document.querySelectorAll("button.tab")) b.classList.toggle("active", b.dataset.tab === tab);
   $("setup").hidden = tab === "runs";
   $("runs-list").hidden = tab !== "runs";
-  if (tab === "runs") { stopTimer(); listRuns(); }
+  if (tab === "runs") { stopTimer(); listRuns(); } else stopRun();
 }
 
 // Each game's drawing is a script of its own folder (served as /games/<family>.js).
@@ -433,16 +618,26 @@ function loadScript(src) {
 }
 
 async function start() {
+  // The token came in the address; the page keeps it (and the server's cookie) and drops it
+  // from the address bar, where a screenshot or a shared link would show it.
+  if (location.search.includes("token=")) history.replaceState(null, "", location.pathname);
+  // A page that closes or reloads drops its game, whose search then stops.
+  window.addEventListener("pagehide", () => {
+    if (ui.view) fetch(`/api/games/${ui.view.id}`, { method: "DELETE", headers: { "X-Arena-Token": TOKEN }, keepalive: true });
+  });
   ui.catalog = await api("GET", "/api/catalog");
   // A drawing that fails to load leaves its game to the text drawing; the page goes on.
   const drawings = new Set(ui.catalog.games.map((g) => g.drawing).filter(Boolean));
   await Promise.all([...drawings].map((src) => loadScript(src).catch((error) => console.warn(error.message))));
   for (const g of ui.catalog.games) $("game").add(new Option(`${g.name}`, g.name));
   for (const a of ui.catalog.agents) $("agent-specs").appendChild(new Option(a.name, a.name));
-  $("agent-help").textContent = "Agents: " + ui.catalog.agents.filter((a) => !a.sees_everything).map((a) => a.name).join(", ") + " (name:key=value,...)";
+  const limits = ui.catalog.limits;
+  $("agent-help").textContent = "Agents: " + ui.catalog.agents.filter((a) => !a.sees_everything).map((a) => a.name).join(", ") +
+    ` (name:key=value,...; at most ${limits.max_move_time} s a move and ${limits.max_table_mb} MiB of table here)`;
   $("game").onchange = fillParams;
   fillParams();
   $("new-game").onclick = newGame;
+  $("move-form").onsubmit = (event) => { event.preventDefault(); typedMove(); };
   $("hint").onclick = hint;
   $("undo").onclick = undo;
   $("pause").onclick = () => {
