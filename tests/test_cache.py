@@ -360,3 +360,42 @@ def test_without_a_writable_cache_folder_everything_runs_uncached_after_one_warn
     assert done.stdout.strip() == "[0, 1, 2, 3, 4, 5]"
     assert done.stderr.count("no writable folder for numba's cache") == 1
     assert "Traceback" not in done.stderr
+
+
+LOADED = """
+import sys
+
+import numpy as np
+
+from board_arena.engines._jit import kernel
+
+@kernel
+def squares(n):
+    if n < 0:
+        raise ValueError("n must not be negative")
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = i * i
+    return out
+
+print(squares(4).sum(), "linalg" if "numba.np.linalg" in sys.modules else "-")
+try:
+    squares(-1)
+except ValueError as error:
+    print(str(error).replace(" ", "_"))
+@kernel(cache=False)
+def cubes(n):
+    return squares(n) * np.arange(n)
+
+print(cubes(3).sum(), "linalg" if "numba.np.linalg" in sys.modules else "-")
+"""
+
+
+def test_a_cached_kernel_loads_without_numba_s_whole_context_and_compiling_still_works(tree):
+    # Loading skips numba's refresh of its whole target context (0.4 s of imports per process):
+    # the loaded code allocates and raises as compiled code does, and a kernel compiled later in
+    # the same process (``cubes`` is never cached) refreshes the context itself.
+    write(tree / "loaded.py", LOADED)
+    first = run(tree, "loaded.py")
+    assert first == ["14", "linalg", "n_must_not_be_negative", "9", "linalg"]
+    assert run(tree, "loaded.py") == ["14", "-", "n_must_not_be_negative", "9", "linalg"]

@@ -48,6 +48,7 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import caching, config
+from numba.core.runtime.nrt import rtsys
 from numba.extending import intrinsic
 from numba.np.numpy_support import as_dtype
 
@@ -219,14 +220,26 @@ def cache_dependencies(dispatcher: Any) -> list[str]:
 #     ``_save_overload(sig, data)``, ``_py_func`` and ``_cache_file``, an
 #     ``IndexDataCacheFile`` with ``_load_index()`` (the index as a dict, empty if stale) and
 #     ``_save_index(overloads)``.
+#   * ``caching.FunctionCache.load_overload(sig, target_context)``, which the kernel cache
+#     replaces to skip numba's refresh of the whole target context, and the two methods that
+#     numba's own calls: ``_load_overload(sig, target_context)`` and the context manager
+#     ``_guard_against_spurious_io_errors()``; ``nrt.rtsys.initialize(context)``, the one part
+#     of that refresh that code loaded from the cache needs (the reference-counting runtime).
 # ``tests/test_cache.py`` checks them on every numba release that CI installs.
 
 
 def numba_internals_missing() -> list[str]:
     """The numba internals that the kernel cache needs and this numba lacks (empty: all there)."""
     wanted = {
-        caching.FunctionCache: {"_index_key": ["self", "sig", "codegen"], "_save_overload": ["self", "sig", "data"]},
+        caching.FunctionCache: {
+            "_index_key": ["self", "sig", "codegen"],
+            "_save_overload": ["self", "sig", "data"],
+            "load_overload": ["self", "sig", "target_context"],
+            "_load_overload": ["self", "sig", "target_context"],
+            "_guard_against_spurious_io_errors": ["self"],
+        },
         caching.IndexDataCacheFile: {"_load_index": ["self"], "_save_index": ["self", "overloads"]},
+        type(rtsys): {"initialize": ["self", "ctx"]},
     }
     missing = []
     for cls, methods in wanted.items():
@@ -250,6 +263,15 @@ class _KernelCache(caching.FunctionCache):
 
     def _index_key(self, sig, codegen):
         return (*super()._index_key(sig, codegen), _dependency_hash(self._py_func, sig))
+
+    def load_overload(self, sig, target_context):
+        # numba's own first refreshes the whole target context, which imports every part of numba
+        # (numba.np.linalg imports scipy.linalg when scipy is installed): about 0.4 s of CPU in
+        # each process, spent before the first cached kernel runs. Machine code loaded from the
+        # cache needs only the runtime it calls; compiling refreshes the context itself.
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
 
     def _save_overload(self, sig, data):
         key = self._index_key(sig, data.codegen)
