@@ -8,10 +8,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
-
-tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
-
 from board_arena import engines
 from board_arena.arena.cluster import RayPool
 from board_arena.arena.movelog import MOVE_COLUMNS, move_rows
@@ -286,6 +282,9 @@ def _play_missing(
     # backends, here; Ray actors warm up on their own nodes, at the same time as each other).
     pool.prepare()
     tally = _Tally(settings, store.games())
+    from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal; imported when a run plays
+
+    tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
     bar = tqdm(
         total=settings.total_games,
         initial=settings.total_games - remaining,
