@@ -198,6 +198,18 @@ class _Tally:
         return ", ".join(f"{n} {100 * points[n] / max(played[n], 1):.0f}%" for n in best)
 
 
+def _progress_bar_class() -> Any:
+    """tqdm's bar, imported when a run plays: a widget under IPython (``tqdm.auto``, which imports
+    the notebook widgets and asyncio), text elsewhere."""
+    if "IPython" in sys.modules:
+        from tqdm.auto import tqdm as widget_or_text
+
+        return widget_or_text
+    from tqdm import tqdm as text
+
+    return text
+
+
 def make_pool(settings: TournamentSettings, concurrency: int | None = None, cluster: str | None = None) -> WorkerPool:
     """The worker pool that plays a run's games: on Ray when ``cluster`` is given (``"ray"``,
     ``"auto"`` or ``"ray://HOST:PORT"``; ``concurrency`` Ray workers, default one per CPU of the
@@ -282,8 +294,7 @@ def _play_missing(
     # backends, here; Ray actors warm up on their own nodes, at the same time as each other).
     pool.prepare()
     tally = _Tally(settings, store.games())
-    from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal; imported when a run plays
-
+    tqdm = _progress_bar_class()
     tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
     bar = tqdm(
         total=settings.total_games,
