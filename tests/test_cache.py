@@ -14,6 +14,7 @@ import numba
 import pytest
 
 import board_arena.engines._jit as jit
+from board_arena import engines
 from board_arena.agents import alphabeta
 from board_arena.engines.mancala import kernels as mancala_kernels
 from board_arena.engines.morabaraba import kernels as morabaraba_kernels
@@ -53,6 +54,12 @@ def run(tree: Path, script: str, env: dict | None = None) -> list[str]:
 
 
 def test_kernels_have_the_project_cache_and_other_numba_functions_keep_numba_s():
+    # Opened at the first load or compilation: importing the package touches no cache folder.
+    unused = jit.kernel(lambda x: x - 1)
+    assert isinstance(unused._cache, jit._DeferredCache)
+    assert unused(3) == 2
+    assert isinstance(unused._cache, jit._KernelCache)
+    engines.make("kalah").new_initial_state().legal_moves()
     assert isinstance(mancala_kernels.legal_moves._cache, jit._KernelCache)
     plain = numba.njit(cache=True)(lambda x: x + 1)
     assert type(plain._cache).__name__ == "FunctionCache"

@@ -21,7 +21,8 @@ by :func:`kernel` keeps numba's cache, with one more part in the key of each ent
   contract's overloads without importing them; this part makes an edit of Kalah's kernels
   recompile alpha-beta's Kalah specialisation, and only that one.
 
-The hash is computed at a kernel's first compilation or cache load in a process, not at import.
+The hash is computed, and the cache folder found, at a kernel's first compilation or cache load in
+a process, not at import.
 An entry whose hash no longer matches is compiled again and takes the stale entry's place.
 Functions that other libraries compile with ``numba.njit`` in the same process are left alone.
 The numba internals this rests on are used in one section below (``_KernelCache``) and checked
@@ -288,11 +289,39 @@ _MISSING_INTERNALS = [] if JIT_DISABLED else numba_internals_missing()
 _NO_CACHE_WARNED: list[str] = []
 
 
-def _enable_cache(dispatcher: Any) -> None:
+class _DeferredCache(caching.NullCache):
+    """The cache of a kernel until its first load or compilation, which opens the real one
+    (:func:`_open_cache`): numba's own, made at decoration, finds and test-writes the cache folder
+    (a temporary file per kernel), file system work that importing the package would pay for
+    every kernel of every game, though a process runs a few of them."""
+
+    def __init__(self, dispatcher: Any):
+        self._dispatcher = dispatcher
+
+    def _opened(self) -> Any:
+        _open_cache(self._dispatcher)
+        return self._dispatcher._cache
+
+    @property
+    def cache_path(self) -> str | None:
+        return self._opened().cache_path
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        return self._opened().load_overload(sig, target_context)
+
+    def save_overload(self, sig: Any, cres: Any) -> None:
+        self._opened().save_overload(sig, cres)
+
+    def flush(self) -> None:
+        self._opened().flush()
+
+
+def _open_cache(dispatcher: Any) -> None:
     """Caches ``dispatcher``'s compiled code with a :class:`_KernelCache`. Where that cannot be
     (no writable cache folder, or this numba lacks what the cache needs) the kernel compiles in
     every process, after one warning; a function with no source file (typed at a prompt) cannot
     be cached and says nothing."""
+    dispatcher._cache = caching.NullCache()
     why = None
     if _MISSING_INTERNALS:
         why = f"numba {numba.__version__} lacks what board-arena's kernel cache needs ({', '.join(_MISSING_INTERNALS)})"
@@ -306,8 +335,8 @@ def _enable_cache(dispatcher: Any) -> None:
         else:
             if hasattr(cache, "_py_func") and hasattr(cache, "_cache_file"):
                 dispatcher._cache = cache
-            else:
-                why = f"numba {numba.__version__} lacks what board-arena's kernel cache needs (FunctionCache._cache_file)"
+                return
+            why = f"numba {numba.__version__} lacks what board-arena's kernel cache needs (FunctionCache._cache_file)"
     if why and not _NO_CACHE_WARNED:
         _NO_CACHE_WARNED.append(why)
         warnings.warn_explicit(
@@ -331,9 +360,9 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     if func is None:
         return lambda f: kernel(f, **options)
     cache = options.pop("cache", True)
-    dispatcher = numba.njit(func, **options)
+    dispatcher: Any = numba.njit(func, **options)
     if cache and not JIT_DISABLED:
-        _enable_cache(dispatcher)
+        dispatcher._cache = _DeferredCache(dispatcher)
     return dispatcher
 
 
