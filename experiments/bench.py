@@ -15,7 +15,13 @@ Sections, per game, from the start position:
   second from the start (20,000 iterations);
 * ``budget``: the wall time of moves searched with ``time=0.2``, by every agent with a clock, in
   self-play from the start (the longest move must stay under 0.25 s);
-* ``warm``: the import + warm-up time of a fresh process that finds every kernel in numba's cache.
+* ``warm``: the import + warm-up time of a fresh process (every agent for every game), first as
+  the cache is, then finding every kernel in numba's cache;
+* ``startup``: the CPU (and wall) seconds of compiling every game and agent from an empty cache
+  (``warm``'s process with ``NUMBA_CACHE_DIR`` on an empty folder), and of the whole command
+  ``arena run --game kalah --agents mcts,alphabeta --games 2`` with a warm cache (interpreter,
+  imports, cache loads, worker processes, games, report), beside the same command with
+  ``random`` agents (the difference is the agents' search).
 
 Where OpenSpiel has the game (``pip install -e ".[bench]"`` installs ``open_spiel``), the same
 work is timed in its C++ code in the same run, and the ratio ours/theirs printed: random playouts
@@ -42,10 +48,13 @@ then shoots nothing. Random play almost never meets that case.)
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from dataclasses import dataclass, field
@@ -260,13 +269,25 @@ def our_alphabeta(case: Case, repeats: int) -> tuple[float, float]:
 WARM_START = textwrap.dedent(
     """
     import time
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     import numpy as np
+    from numba.core import event
     from board_arena import agents, engines
     from board_arena.engines import contract
     from board_arena.engines._jit import rng_from_seed
-    for name in {games!r}:
-        game = engines.make(name)
+
+    class Count(event.Listener):
+        compiled = 0
+
+        def on_start(self, event):
+            Count.compiled += 1
+
+        def on_end(self, event):
+            pass
+
+    event.register("numba:compile", Count())
+    for name, params in {games!r}:
+        game = engines.make(name, **params)
         state = game.new_initial_state(seed=0)
         contract.random_playouts(state.data, 1, rng_from_seed(0))
         specs = ("minimax", "alphabeta", "mcts") if game.perfect_information else ("pimc", "ismcts")
@@ -274,23 +295,71 @@ WARM_START = textwrap.dedent(
             agents.make_agent(spec).warm_up(game)
         state.apply(state.legal_moves()[0])
         str(state)
-    print(time.perf_counter() - start)
+    print(time.perf_counter() - start, time.process_time() - cpu, Count.compiled)
     """
 )
 
 
-def warm_start_seconds(games: list[str]) -> tuple[float, float]:
-    """Import + warm-up time of a first and of a second fresh process (the second finds every
-    kernel in the cache that the first wrote, if it had to)."""
-    code = WARM_START.format(games=games)
-    times = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-        times.append(float(done.stdout.strip()))
-    return times[0], times[1]
+@dataclass(frozen=True)
+class Timing:
+    """Wall and CPU seconds of a fresh process (CPU: user + system, its children included)."""
+
+    wall: float
+    cpu: float
+
+    def __str__(self) -> str:
+        return f"{self.cpu:6.2f} s CPU ({self.wall:.2f} s wall)"
 
 
-SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "budget", "warm")
+def run_process(command: list[str], env: dict | None = None) -> tuple[Timing, str]:
+    """Runs ``command`` from the repository's root; its timing and standard output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={**os.environ, **(env or {})})
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Timing(wall, cpu), done.stdout
+
+
+def warm_start(cases: list[Case], cache: str | None = None) -> tuple[Timing, int]:
+    """Import + warm-up of every agent for every case in a fresh process (every kernel of the
+    cache folder ``cache`` if given, else numba's usual one); the in-process timing (no
+    interpreter start) and the number of kernels compiled."""
+    code = WARM_START.format(games=[(c.game, c.params) for c in cases])
+    env = {"NUMBA_CACHE_DIR": cache} if cache else None
+    _, out = run_process([sys.executable, "-c", code], env)
+    wall, cpu, compiled = out.split()
+    return Timing(float(wall), float(cpu)), int(compiled)
+
+
+def median_timing(timings: list[Timing]) -> Timing:
+    return Timing(statistics.median(t.wall for t in timings), statistics.median(t.cpu for t in timings))
+
+
+#: The start-up command timed by the ``startup`` section, and one whose agents cost nothing, so
+#: that the difference is the agents' search.
+ARENA_RUN = ["run", "--game", "kalah", "--agents", "mcts,alphabeta", "--games", "2"]
+ARENA_RUN_CHEAP = ["run", "--game", "kalah", "--agents", "random,random", "--games", "2"]
+
+
+def arena_run(args: list[str], repeats: int) -> Timing:
+    """Median timing of the ``arena`` command with ``args``, warm cache, a fresh run folder each
+    time (the whole command: interpreter start, imports, cache loads, worker processes, games,
+    report)."""
+    timings = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(repeats + 1):
+            out = ["--out", os.path.join(folder, str(i)), "--quiet"]
+            timing, _ = run_process([sys.executable, "-m", "board_arena.arena.cli", *args, *out])
+            if i:  # the first run loads (or compiles) what the cache lacks
+                timings.append(timing)
+    return median_timing(timings)
+
+
+SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "budget", "warm", "startup")
 
 
 def main(argv=None) -> None:
@@ -358,8 +427,18 @@ def main(argv=None) -> None:
                 print(f"{case.label:<20} {name:>9} {len(times):>7} {statistics.median(times):>9.3f} {max(times):>10.3f}")
     if "warm" in sections:
         print()
-        first, warm = warm_start_seconds([c.game for c in cases])
-        print(f"import + warm-up (every agent) of a fresh process: first {first:.2f} s, warm (from cache) {warm:.2f} s")
+        first, _ = warm_start(cases)
+        warm, _ = warm_start(cases)
+        print(f"import + warm-up of every agent, fresh process: first {first}, warm (from cache) {warm}")
+    if "startup" in sections:
+        print()
+        with tempfile.TemporaryDirectory() as empty:
+            cold, compiled = warm_start(cases, cache=empty)
+        print(f"{'every game and agent compiled':<40} {cold}  ({compiled} kernels, empty cache)")
+        command = "arena " + " ".join(ARENA_RUN)
+        print(f"{command:<40} {arena_run(ARENA_RUN, args.repeats)}  (warm cache, median of {args.repeats})")
+        cheap = "  with --agents random,random"
+        print(f"{cheap:<40} {arena_run(ARENA_RUN_CHEAP, args.repeats)}  (the same without search)")
 
 
 def _has_openspiel() -> bool:

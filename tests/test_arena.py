@@ -231,11 +231,20 @@ def test_arena_run_report_replay_and_list(tmp_path, capsys):
     printed = capsys.readouterr().out
     for expected in ("Standings", "Elo", "95% interval", "Crosstable", "First player (the one who moves first)", "Pairings", "Time per move", "Elo against random (rated 0)"):
         assert expected in printed
-    for name in ("elo.png", "scores.png", "history.png", "results.sqlite"):
-        assert os.path.getsize(os.path.join(out, name)) > 0
+    # The plots are drawn on request only (matplotlib would double the start of a short run).
+    assert os.path.getsize(os.path.join(out, "results.sqlite")) > 0
+    assert not any(os.path.exists(os.path.join(out, name)) for name in ("elo.png", "scores.png", "history.png"))
+    assert printed.rstrip().endswith(f"Plots: arena report {out} draws them")
 
     assert main(["report", out]) == 0
-    assert "Games: 4 of 4 played" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "Games: 4 of 4 played" in printed
+    assert printed.index("Standings") < printed.index("Plots: ") and printed.rstrip().endswith("history.png")
+    for name in ("elo.png", "scores.png", "history.png"):
+        assert os.path.getsize(os.path.join(out, name)) > 0
+    assert main(args + ["--out", str(tmp_path / "plotted"), "--concurrency", "1", "--quiet", "--plots"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(os.path.join(str(tmp_path / "plotted"), "history.png"))
+    assert os.path.getsize(tmp_path / "plotted" / "elo.png") > 0
     assert main(["replay", out, "1"]) == 0
     replay = capsys.readouterr().out
     assert "Move 1:" in replay and "Result:" in replay and "South" in replay

@@ -14,6 +14,7 @@ import numba
 import pytest
 
 import board_arena.engines._jit as jit
+from board_arena import engines
 from board_arena.agents import alphabeta
 from board_arena.engines.mancala import kernels as mancala_kernels
 from board_arena.engines.morabaraba import kernels as morabaraba_kernels
@@ -53,6 +54,12 @@ def run(tree: Path, script: str, env: dict | None = None) -> list[str]:
 
 
 def test_kernels_have_the_project_cache_and_other_numba_functions_keep_numba_s():
+    # Opened at the first load or compilation: importing the package touches no cache folder.
+    unused = jit.kernel(lambda x: x - 1)
+    assert isinstance(unused._cache, jit._DeferredCache)
+    assert unused(3) == 2
+    assert isinstance(unused._cache, jit._KernelCache)
+    engines.make("kalah").new_initial_state().legal_moves()
     assert isinstance(mancala_kernels.legal_moves._cache, jit._KernelCache)
     plain = numba.njit(cache=True)(lambda x: x + 1)
     assert type(plain._cache).__name__ == "FunctionCache"
@@ -360,3 +367,42 @@ def test_without_a_writable_cache_folder_everything_runs_uncached_after_one_warn
     assert done.stdout.strip() == "[0, 1, 2, 3, 4, 5]"
     assert done.stderr.count("no writable folder for numba's cache") == 1
     assert "Traceback" not in done.stderr
+
+
+LOADED = """
+import sys
+
+import numpy as np
+
+from board_arena.engines._jit import kernel
+
+@kernel
+def squares(n):
+    if n < 0:
+        raise ValueError("n must not be negative")
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = i * i
+    return out
+
+print(squares(4).sum(), "linalg" if "numba.np.linalg" in sys.modules else "-")
+try:
+    squares(-1)
+except ValueError as error:
+    print(str(error).replace(" ", "_"))
+@kernel(cache=False)
+def cubes(n):
+    return squares(n) * np.arange(n)
+
+print(cubes(3).sum(), "linalg" if "numba.np.linalg" in sys.modules else "-")
+"""
+
+
+def test_a_cached_kernel_loads_without_numba_s_whole_context_and_compiling_still_works(tree):
+    # Loading skips numba's refresh of its whole target context (0.4 s of imports per process):
+    # the loaded code allocates and raises as compiled code does, and a kernel compiled later in
+    # the same process (``cubes`` is never cached) refreshes the context itself.
+    write(tree / "loaded.py", LOADED)
+    first = run(tree, "loaded.py")
+    assert first == ["14", "linalg", "n_must_not_be_negative", "9", "linalg"]
+    assert run(tree, "loaded.py") == ["14", "-", "n_must_not_be_negative", "9", "linalg"]

@@ -37,7 +37,7 @@ def server(tmp_path_factory):
     runs = tmp_path_factory.mktemp("runs")
     settings = TournamentSettings.create("kalah:pits=4,seeds=3", ["random", "greedy"], games=2, seed=1)
     run = run_tournament(settings, str(runs / "kalah-demo"), concurrency=1, progress=False)
-    write_plots(run.settings, run.games, run.ratings(), run.out_dir)  # as arena run does
+    write_plots(run.settings, run.games, run.ratings(), run.out_dir)  # as arena report does
     server = make_server(games=GameServer(runs_dir=str(runs)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server

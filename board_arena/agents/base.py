@@ -218,9 +218,12 @@ class Agent:
 
     def warm_up(self, game: Game) -> None:
         """Compiles (or loads from numba's cache) this agent's kernels for ``game``, so that no
-        clock runs while they compile. A throwaway agent of the same kind does the work: this
-        agent's random state and tables stay as they were."""
-        key = (type(self), game.kernels.STATE_DTYPE)
+        clock runs while they compile. A throwaway agent of the same kind and parameters does the
+        work (parameters may choose other kernels: ``alphabeta:solve=true`` the solver's), with
+        the smallest budget: it loads the kernels its search runs and no other; this agent's
+        random state and tables stay as they were. Once per process for each kind, parameters
+        and game."""
+        key = (type(self), game.kernels.STATE_DTYPE, tuple(self.params.items()))
         if key in Agent._warmed:
             return
         self.check_game(game)

@@ -21,7 +21,9 @@ INFINITY = np.inf
 @kernel(inline="always")
 def terminal_score(s: np.void, player: int, ply: int) -> float:
     """Score of the terminal state ``s``, ``ply`` moves below the root, for ``player``."""
-    value = contract.value_for(s, player)
+    # One type for the player (searches pass an int8 from a record or an int64): value_for is
+    # then compiled once per game, not once per integer type.
+    value = contract.value_for(s, np.int64(player))
     if value > 0:
         return WIN_SCORE - ply
     if value < 0:

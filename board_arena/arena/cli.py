@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import sys
 from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TypeVar
@@ -124,9 +125,20 @@ def _build_parser() -> argparse.ArgumentParser:
     add_strength_options(run)
     run.add_argument("--out", metavar="DIR", help="run folder (default: arena-runs/<game>-<agents>-<hash of the settings>)")
     run.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
+    run.add_argument(
+        "--plots",
+        action="store_true",
+        help="after the report, draw the plots (elo.png, scores.png, history.png) into the run folder; "
+        "arena report draws them any time",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    report = commands.add_parser("report", help="rebuild the report and plots of a run", description="Rebuild the report and plots of a run from its database.")
+    report = commands.add_parser(
+        "report",
+        help="print the report of a run and draw its plots",
+        description="Print the report of a run from its database, then draw its plots (elo.png, scores.png, "
+        "history.png) into the run folder.",
+    )
     report.add_argument("dir", metavar="DIR", help="run folder")
     report.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
 
@@ -212,10 +224,10 @@ def _agent_specs(args: argparse.Namespace) -> list[str]:
     return specs
 
 
-def _report(run: Run, anchor: str | None, write_plots: bool = True) -> None:
-    from board_arena.arena.report import write_report
+def _report(run: Run, anchor: str | None, plots: bool) -> None:
+    from board_arena.arena.report import print_report
 
-    print(write_report(run, anchor, plots=write_plots))
+    print_report(run, anchor, plots=plots)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -259,14 +271,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
         settings, out_dir, args.concurrency, progress=not args.quiet, cluster=args.cluster, skip_invalid=args.skip_invalid
     )
     print()
-    _report(run, args.anchor)
+    _report(run, args.anchor, plots=args.plots)
+    if not args.plots:
+        print(f"Plots: arena report {shlex.quote(out_dir)} draws them")
     return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from board_arena.arena.tournament import load_run
 
-    _report(load_run(args.dir, args.skip_invalid), args.anchor)
+    _report(load_run(args.dir, args.skip_invalid), args.anchor, plots=True)
     return 0
 
 

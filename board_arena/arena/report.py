@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections import Counter, defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
@@ -19,7 +20,15 @@ from board_arena.arena.store import GameResult
 if TYPE_CHECKING:  # annotations only: tournament imports this module
     from board_arena.arena.tournament import Run
 
-__all__ = ["describe_settings", "format_report", "score_interval", "write_report", "standings_rows", "crosstable_rows"]
+__all__ = [
+    "crosstable_rows",
+    "describe_settings",
+    "format_report",
+    "print_report",
+    "score_interval",
+    "standings_rows",
+    "write_report",
+]
 
 
 def write_report(run: Run, anchor: str | None = None, plots: bool = True) -> str:
@@ -34,25 +43,53 @@ def write_report(run: Run, anchor: str | None = None, plots: bool = True) -> str
     Raises:
         ValueError: ``anchor`` is not an agent of the run, or has played no game yet.
     """
-    # Imported here, when plots are asked for: matplotlib takes about a second to import.
-    from board_arena.arena.plots import write_plots
-
     ratings = run.ratings(anchor=anchor)
-    # The plots first: a reader that stops early (arena report DIR | head) must not cost them.
-    # A folder that cannot take them (read-only, a full disk) costs the plots, not the report.
+    written = _write_plots(run, ratings) if plots else None
+    return _report_text(run, ratings) + (f"\n{written}" if written else "")
+
+
+def print_report(run: Run, anchor: str | None = None, plots: bool = True, file: TextIO | None = None) -> None:
+    """Prints the report of a run (:func:`write_report`'s text) as soon as it is computed, then,
+    when ``plots``, writes the plots and prints their paths: drawing them (matplotlib, about a
+    second of CPU) never delays the report. A reader that stops early (``arena report DIR |
+    head``) still gets the plots written.
+
+    Raises:
+        ValueError: ``anchor`` is not an agent of the run, or has played no game yet.
+    """
+    out = file or sys.stdout
+    ratings = run.ratings(anchor=anchor)
     try:
-        paths = write_plots(run.settings, run.games, ratings, run.out_dir) if plots else []
-        written = f"Plots: {', '.join(paths)}" if paths else None
-    except OSError as error:
-        written = f"Plots: not written, {run.out_dir} cannot take them ({error.strerror or error})"
+        print(_report_text(run, ratings), file=out, flush=True)
+    except BrokenPipeError:
+        if plots:
+            _write_plots(run, ratings)
+        raise
+    written = _write_plots(run, ratings) if plots else None
+    if written:
+        print(written, file=out, flush=True)
+
+
+def _report_text(run: Run, ratings: Ratings) -> str:
     lines = [format_report(run.settings, run.games, ratings)]
     if run.invalid:
         named = "; ".join(str(g) for g in run.invalid[:3]) + ("; ..." if len(run.invalid) > 3 else "")
         lines.append(f"Left out: {len(run.invalid)} stored games that fail verification ({named}): see arena verify {run.out_dir}")
-    if written:
-        lines.append(written)
     lines.append(f"Results: {os.path.join(run.out_dir, 'results.sqlite')}")
     return "\n".join(lines)
+
+
+def _write_plots(run: Run, ratings: Ratings) -> str | None:
+    """Writes the plots; the line that says where they went, or why a folder that cannot take
+    them (read-only, a full disk) has none: that costs the plots, never the report."""
+    # Imported here, when plots are asked for: matplotlib takes about half a second to import.
+    from board_arena.arena.plots import write_plots
+
+    try:
+        paths = write_plots(run.settings, run.games, ratings, run.out_dir)
+    except OSError as error:
+        return f"Plots: not written, {run.out_dir} cannot take them ({error.strerror or error})"
+    return f"Plots: {', '.join(paths)}" if paths else None
 
 
 def describe_settings(settings: TournamentSettings) -> str:

@@ -8,10 +8,6 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from tqdm.auto import tqdm  # a widget in a notebook, text in a terminal
-
-tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
-
 from board_arena import engines
 from board_arena.arena.cluster import RayPool
 from board_arena.arena.live import LiveRun
@@ -246,6 +242,18 @@ def _resume_line(settings: TournamentSettings, valid: int, invalid: list[Invalid
     return f"Resuming: {found}; playing the other {remaining:,}"
 
 
+def _progress_bar_class() -> Any:
+    """tqdm's bar, imported when a run plays: a widget under IPython (``tqdm.auto``, which imports
+    the notebook widgets and asyncio), text elsewhere."""
+    if "IPython" in sys.modules:
+        from tqdm.auto import tqdm as widget_or_text
+
+        return widget_or_text
+    from tqdm import tqdm as text
+
+    return text
+
+
 def make_pool(settings: TournamentSettings, concurrency: int | None = None, cluster: str | None = None) -> WorkerPool:
     """The worker pool that plays a run's games: on Ray when ``cluster`` is given (``"ray"``,
     ``"auto"`` or ``"ray://HOST:PORT"``; ``concurrency`` Ray workers, default one per CPU of the
@@ -348,6 +356,8 @@ def _play_missing(
     # backends, here; Ray actors warm up on their own nodes, at the same time as each other).
     pool.prepare()
     tally = _Tally(settings, stored)
+    tqdm = _progress_bar_class()
+    tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
     bar = tqdm(
         total=settings.total_games,
         initial=settings.total_games - remaining,

@@ -39,7 +39,6 @@ from operator import attrgetter
 from typing import Iterator, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from board_arena import engines
 from board_arena.arena._replay import draw_starts, replay_games
@@ -165,8 +164,11 @@ def verify_games(settings: TournamentSettings, stored: StoredGames, thorough: bo
     failed_checksum = stored.checksum == CHECKSUM_FAILED
     examine = replayable & (failed_checksum | thorough)
     looked_at = np.flatnonzero(disagree | examine | failed_checksum).tolist()
-    bar = tqdm(looked_at, desc="games examined", unit="game", file=sys.stderr, disable=not progress, leave=False)
-    for i in bar:
+    if progress and looked_at:
+        from tqdm import tqdm  # imported only for a bar: loading a run needs none
+
+        looked_at = tqdm(looked_at, desc="games examined", unit="game", file=sys.stderr, leave=False)
+    for i in looked_at:
         g = games[i]
         played = move_ids[offsets[i] : offsets[i + 1]]
         found = problems.setdefault(i, [])

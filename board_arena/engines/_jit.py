@@ -21,7 +21,8 @@ by :func:`kernel` keeps numba's cache, with one more part in the key of each ent
   contract's overloads without importing them; this part makes an edit of Kalah's kernels
   recompile alpha-beta's Kalah specialisation, and only that one.
 
-The hash is computed at a kernel's first compilation or cache load in a process, not at import.
+The hash is computed, and the cache folder found, at a kernel's first compilation or cache load in
+a process, not at import.
 An entry whose hash no longer matches is compiled again and takes the stale entry's place.
 Functions that other libraries compile with ``numba.njit`` in the same process are left alone.
 The numba internals this rests on are used in one section below (``_KernelCache``) and checked
@@ -48,6 +49,7 @@ import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import caching, config
+from numba.core.runtime.nrt import rtsys
 from numba.extending import intrinsic
 from numba.np.numpy_support import as_dtype
 
@@ -219,14 +221,26 @@ def cache_dependencies(dispatcher: Any) -> list[str]:
 #     ``_save_overload(sig, data)``, ``_py_func`` and ``_cache_file``, an
 #     ``IndexDataCacheFile`` with ``_load_index()`` (the index as a dict, empty if stale) and
 #     ``_save_index(overloads)``.
+#   * ``caching.FunctionCache.load_overload(sig, target_context)``, which the kernel cache
+#     replaces to skip numba's refresh of the whole target context, and the two methods that
+#     numba's own calls: ``_load_overload(sig, target_context)`` and the context manager
+#     ``_guard_against_spurious_io_errors()``; ``nrt.rtsys.initialize(context)``, the one part
+#     of that refresh that code loaded from the cache needs (the reference-counting runtime).
 # ``tests/test_cache.py`` checks them on every numba release that CI installs.
 
 
 def numba_internals_missing() -> list[str]:
     """The numba internals that the kernel cache needs and this numba lacks (empty: all there)."""
     wanted = {
-        caching.FunctionCache: {"_index_key": ["self", "sig", "codegen"], "_save_overload": ["self", "sig", "data"]},
+        caching.FunctionCache: {
+            "_index_key": ["self", "sig", "codegen"],
+            "_save_overload": ["self", "sig", "data"],
+            "load_overload": ["self", "sig", "target_context"],
+            "_load_overload": ["self", "sig", "target_context"],
+            "_guard_against_spurious_io_errors": ["self"],
+        },
         caching.IndexDataCacheFile: {"_load_index": ["self"], "_save_index": ["self", "overloads"]},
+        type(rtsys): {"initialize": ["self", "ctx"]},
     }
     missing = []
     for cls, methods in wanted.items():
@@ -251,6 +265,15 @@ class _KernelCache(caching.FunctionCache):
     def _index_key(self, sig, codegen):
         return (*super()._index_key(sig, codegen), _dependency_hash(self._py_func, sig))
 
+    def load_overload(self, sig, target_context):
+        # numba's own first refreshes the whole target context, which imports every part of numba
+        # (numba.np.linalg imports scipy.linalg when scipy is installed): about 0.4 s of CPU in
+        # each process, spent before the first cached kernel runs. Machine code loaded from the
+        # cache needs only the runtime it calls; compiling refreshes the context itself.
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
     def _save_overload(self, sig, data):
         key = self._index_key(sig, data.codegen)
         overloads = self._cache_file._load_index()
@@ -266,11 +289,39 @@ _MISSING_INTERNALS = [] if JIT_DISABLED else numba_internals_missing()
 _NO_CACHE_WARNED: list[str] = []
 
 
-def _enable_cache(dispatcher: Any) -> None:
+class _DeferredCache(caching.NullCache):
+    """The cache of a kernel until its first load or compilation, which opens the real one
+    (:func:`_open_cache`): numba's own, made at decoration, finds and test-writes the cache folder
+    (a temporary file per kernel), file system work that importing the package would pay for
+    every kernel of every game, though a process runs a few of them."""
+
+    def __init__(self, dispatcher: Any):
+        self._dispatcher = dispatcher
+
+    def _opened(self) -> Any:
+        _open_cache(self._dispatcher)
+        return self._dispatcher._cache
+
+    @property
+    def cache_path(self) -> str | None:
+        return self._opened().cache_path
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        return self._opened().load_overload(sig, target_context)
+
+    def save_overload(self, sig: Any, cres: Any) -> None:
+        self._opened().save_overload(sig, cres)
+
+    def flush(self) -> None:
+        self._opened().flush()
+
+
+def _open_cache(dispatcher: Any) -> None:
     """Caches ``dispatcher``'s compiled code with a :class:`_KernelCache`. Where that cannot be
     (no writable cache folder, or this numba lacks what the cache needs) the kernel compiles in
     every process, after one warning; a function with no source file (typed at a prompt) cannot
     be cached and says nothing."""
+    dispatcher._cache = caching.NullCache()
     why = None
     if _MISSING_INTERNALS:
         why = f"numba {numba.__version__} lacks what board-arena's kernel cache needs ({', '.join(_MISSING_INTERNALS)})"
@@ -284,8 +335,8 @@ def _enable_cache(dispatcher: Any) -> None:
         else:
             if hasattr(cache, "_py_func") and hasattr(cache, "_cache_file"):
                 dispatcher._cache = cache
-            else:
-                why = f"numba {numba.__version__} lacks what board-arena's kernel cache needs (FunctionCache._cache_file)"
+                return
+            why = f"numba {numba.__version__} lacks what board-arena's kernel cache needs (FunctionCache._cache_file)"
     if why and not _NO_CACHE_WARNED:
         _NO_CACHE_WARNED.append(why)
         warnings.warn_explicit(
@@ -299,15 +350,19 @@ def _enable_cache(dispatcher: Any) -> None:
 def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     """``numba.njit`` with this project's defaults: cached (with the dependency-aware key of the
     module docstring), numpy error model (no Python exception checks on division), no fastmath
-    so that compiled and pure-Python runs agree bit for bit. ``cache=False`` compiles in every
-    process. Under ``NUMBA_DISABLE_JIT=1`` the function is returned as it is."""
+    so that compiled and pure-Python runs agree bit for bit, and no C-callable wrapper (numba
+    compiles one per function for its use as a first-class function value, which no kernel
+    needs: about a tenth of the compile time; ``no_cfunc_wrapper=False`` brings it back).
+    ``cache=False`` compiles in every process. Under ``NUMBA_DISABLE_JIT=1`` the function is
+    returned as it is."""
     options.setdefault("error_model", "numpy")
+    options.setdefault("no_cfunc_wrapper", True)
     if func is None:
         return lambda f: kernel(f, **options)
     cache = options.pop("cache", True)
-    dispatcher = numba.njit(func, **options)
+    dispatcher: Any = numba.njit(func, **options)
     if cache and not JIT_DISABLED:
-        _enable_cache(dispatcher)
+        dispatcher._cache = _DeferredCache(dispatcher)
     return dispatcher
 
 

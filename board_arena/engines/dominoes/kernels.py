@@ -825,10 +825,13 @@ def _forward(slots, n_bins, classes, n_cls, free_base):
                 if used == cap:
                     cap *= 2
                     grown = np.empty(cap, np.uint64)
-                    grown[:used] = keys[:used]
-                    keys = grown
                     grown_w = np.empty(cap, np.float64)
-                    grown_w[:used] = weights[:used]
+                    # Element by element: a slice assignment would compile numba's formatted
+                    # shape-mismatch error, 1.5 s of CPU in every cold compile.
+                    for k in range(used):
+                        grown[k] = keys[k]
+                        grown_w[k] = weights[k]
+                    keys = grown
                     weights = grown_w
                 stamp[slot] = j
                 table[slot] = used
