@@ -60,6 +60,8 @@ __all__ = [
     "rng_from_seed",
     "rng_next",
     "rng_below",
+    "rng_step",
+    "bits_below",
     "rng_uniform",
     "mix64",
     "monotonic_ns",
@@ -353,17 +355,38 @@ def mix64(z):
 
 
 @kernel(inline="always")
+def rng_step(x):
+    """The generator on a state held in a local variable: ``(next state, 64 random bits)``.
+
+    A loop that draws at every step (a playout) reads ``rng[0]`` once, steps a local copy and
+    writes it back at the end: the state then stays in a register, where a store to the array
+    at every draw would make the compiler reload everything else it cannot prove untouched.
+    ``rng_next(rng)`` is ``rng_step(rng[0])`` with the state written back, so both give the same
+    numbers.
+    """
+    x += _GOLDEN
+    return x, mix64(x)
+
+
+@kernel(inline="always")
+def bits_below(bits, n):
+    """Uniform int in [0, n) for 0 < n < 2**32 from 64 random ``bits`` (Lemire's multiply-shift of
+    the top 32 bits, without rejection: each value's probability is off by less than n / 2**32,
+    1e-8 for n = 50)."""
+    return np.int64(((bits >> _U32) * np.uint64(n)) >> _U32)
+
+
+@kernel(inline="always")
 def rng_next(rng):
     """Next 64 random bits. rng: uint64[1], advanced in place."""
-    rng[0] += _GOLDEN
-    return mix64(rng[0])
+    rng[0], bits = rng_step(rng[0])
+    return bits
 
 
 @kernel(inline="always")
 def rng_below(rng, n):
-    """Uniform int in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift of 32 random bits,
-    without rejection: each value's probability is off by less than n / 2**32, 1e-8 for n = 50)."""
-    return np.int64(((rng_next(rng) >> _U32) * np.uint64(n)) >> _U32)
+    """Uniform int in [0, n) for 0 < n < 2**32 (:func:`bits_below` of :func:`rng_next`)."""
+    return bits_below(rng_next(rng), n)
 
 
 @kernel(inline="always")
