@@ -242,14 +242,18 @@ def kernels_for(state_or_dtype: Any) -> ModuleType:
 
 
 # Each contract function is a Python dispatcher (used under NUMBA_DISABLE_JIT=1) with a numba
-# overload that links the game's own kernel at compile time.
+# overload that links the game's own kernel at compile time. The overloads are marked for LLVM to
+# inline (``forceinline``): the forwarder then costs nothing, and the game's kernel is compiled
+# once and inlined by LLVM, not typed again at every call site as numba's own ``inline="always"``
+# would (which multiplied compile times).
+_INLINE: Any = {"forceinline": True}  # (numba's stubs type jit_options narrowly)
 
 
 def legal_moves(s: Record, out: np.ndarray) -> int:
     return kernels_for(s).legal_moves(s, out)
 
 
-@overload(legal_moves, inline="always")
+@overload(legal_moves, jit_options=_INLINE)
 def _legal_moves(s, out):
     impl = kernels_for(s).legal_moves
     return lambda s, out: impl(s, out)
@@ -259,7 +263,7 @@ def apply_move(s: Record, move: int) -> None:
     return kernels_for(s).apply_move(s, move)
 
 
-@overload(apply_move, inline="always")
+@overload(apply_move, jit_options=_INLINE)
 def _apply_move(s, move):
     impl = kernels_for(s).apply_move
     return lambda s, move: impl(s, move)
@@ -269,7 +273,7 @@ def is_terminal(s: Record) -> bool:
     return kernels_for(s).is_terminal(s)
 
 
-@overload(is_terminal, inline="always")
+@overload(is_terminal, jit_options=_INLINE)
 def _is_terminal(s):
     impl = kernels_for(s).is_terminal
     return lambda s: impl(s)
@@ -279,7 +283,7 @@ def current_player(s: Record) -> int:
     return kernels_for(s).current_player(s)
 
 
-@overload(current_player, inline="always")
+@overload(current_player, jit_options=_INLINE)
 def _current_player(s):
     impl = kernels_for(s).current_player
     return lambda s: impl(s)
@@ -289,7 +293,7 @@ def outcome(s: Record) -> float:
     return kernels_for(s).outcome(s)
 
 
-@overload(outcome, inline="always")
+@overload(outcome, jit_options=_INLINE)
 def _outcome(s):
     impl = kernels_for(s).outcome
     return lambda s: impl(s)
@@ -299,7 +303,7 @@ def score(s: Record) -> int:
     return kernels_for(s).score(s)
 
 
-@overload(score, inline="always")
+@overload(score, jit_options=_INLINE)
 def _score(s):
     impl = kernels_for(s).score
     return lambda s: impl(s)
@@ -309,7 +313,7 @@ def heuristic(s: Record) -> float:
     return kernels_for(s).heuristic(s)
 
 
-@overload(heuristic, inline="always")
+@overload(heuristic, jit_options=_INLINE)
 def _heuristic(s):
     impl = kernels_for(s).heuristic
     return lambda s: impl(s)
@@ -319,7 +323,7 @@ def state_hash(s: Record) -> int:
     return kernels_for(s).state_hash(s)
 
 
-@overload(state_hash, inline="always")
+@overload(state_hash, jit_options=_INLINE)
 def _state_hash(s):
     impl = kernels_for(s).state_hash
     return lambda s: impl(s)
@@ -329,7 +333,7 @@ def illegal_reason(s: Record, move: int) -> int:
     return kernels_for(s).illegal_reason(s, move)
 
 
-@overload(illegal_reason, inline="always")
+@overload(illegal_reason, jit_options=_INLINE)
 def _illegal_reason(s, move):
     impl = kernels_for(s).illegal_reason
     return lambda s, move: impl(s, move)
@@ -339,7 +343,7 @@ def observe(s: Record, player: int, view: Record) -> None:
     return kernels_for(s).observe(s, player, view)
 
 
-@overload(observe, inline="always")
+@overload(observe, jit_options=_INLINE)
 def _observe(s, player, view):
     impl = kernels_for(s).observe
     return lambda s, player, view: impl(s, player, view)
@@ -349,7 +353,7 @@ def sample_world(view: Record, rng: np.ndarray, world: Record) -> bool:
     return kernels_for(view).sample_world(view, rng, world)
 
 
-@overload(sample_world, inline="always")
+@overload(sample_world, jit_options=_INLINE)
 def _sample_world(view, rng, world):
     impl = kernels_for(view).sample_world
     return lambda view, rng, world: impl(view, rng, world)
@@ -359,7 +363,7 @@ def write_observation(s: Record, player: int, out: np.ndarray) -> None:
     return kernels_for(s).write_observation(s, player, out)
 
 
-@overload(write_observation, inline="always")
+@overload(write_observation, jit_options=_INLINE)
 def _write_observation(s, player, out):
     impl = kernels_for(s).write_observation
     return lambda s, player, out: impl(s, player, out)
@@ -369,7 +373,7 @@ def redraw_start(s: Record, rng: np.ndarray, code: int) -> None:
     return kernels_for(s).redraw_start(s, rng, code)
 
 
-@overload(redraw_start, inline="always")
+@overload(redraw_start, jit_options=_INLINE)
 def _redraw_start(s, rng, code):
     impl = kernels_for(s).redraw_start
     return lambda s, rng, code: impl(s, rng, code)
@@ -382,7 +386,7 @@ def random_legal_move(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
     return scratch[rng_below(rng, module.legal_moves(s, scratch))]
 
 
-@overload(random_legal_move, inline="always")
+@overload(random_legal_move, jit_options=_INLINE)
 def _random_legal_move(s, rng, scratch):
     module = kernels_for(s)
     if hasattr(module, "random_legal_move"):
@@ -398,7 +402,7 @@ def max_moves(s: Record) -> int:
     return module.move_capacity(s) if hasattr(module, "move_capacity") else module.MAX_MOVES
 
 
-@overload(max_moves, inline="always")
+@overload(max_moves, jit_options=_INLINE)
 def _max_moves(s):
     module = kernels_for(s)
     if hasattr(module, "move_capacity"):
@@ -412,7 +416,7 @@ def move_bound(s: Record) -> int:
     return kernels_for(s).MOVE_BOUND
 
 
-@overload(move_bound, inline="always")
+@overload(move_bound, jit_options=_INLINE)
 def _move_bound(s):
     n = kernels_for(s).MOVE_BOUND
     return lambda s: n
@@ -449,7 +453,7 @@ def margin(s: Record) -> int:
     return module.margin(s) if hasattr(module, "margin") else _outcome_margin(s)
 
 
-@overload(margin, inline="always")
+@overload(margin, jit_options=_INLINE)
 def _margin(s):
     module = kernels_for(s)
     impl = module.margin if hasattr(module, "margin") else _outcome_margin
@@ -463,7 +467,7 @@ def margin_bounds(s: Record) -> tuple[int, int]:
     return (-UNBOUNDED_MARGIN, UNBOUNDED_MARGIN) if hasattr(module, "margin") else (-1, 1)
 
 
-@overload(margin_bounds, inline="always")
+@overload(margin_bounds, jit_options=_INLINE)
 def _margin_bounds(s):
     module = kernels_for(s)
     if hasattr(module, "margin_bounds"):
@@ -478,7 +482,7 @@ def solve_key(s: Record) -> int:
     return module.solve_key(s) if hasattr(module, "solve_key") else module.state_hash(s)
 
 
-@overload(solve_key, inline="always")
+@overload(solve_key, jit_options=_INLINE)
 def _solve_key(s):
     module = kernels_for(s)
     impl = module.solve_key if hasattr(module, "solve_key") else module.state_hash
@@ -490,7 +494,7 @@ def endgame_value(s: Record, db: np.ndarray, k: int) -> int:
     return module.endgame_value(s, db, k) if hasattr(module, "endgame_value") else NO_ENDGAME_VALUE
 
 
-@overload(endgame_value, inline="always")
+@overload(endgame_value, jit_options=_INLINE)
 def _endgame_value(s, db, k):
     module = kernels_for(s)
     if hasattr(module, "endgame_value"):
@@ -505,7 +509,7 @@ def new_states(s: Record, n: int) -> np.ndarray:
     return np.empty(n, kernels_for(s).STATE_DTYPE)
 
 
-@overload(new_states, inline="always")
+@overload(new_states, jit_options=_INLINE)
 def _new_states(s, n):
     dtype = kernels_for(s).STATE_DTYPE
     return lambda s, n: np.empty(n, dtype)
@@ -546,7 +550,7 @@ def random_playout(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
     return default_random_playout(s, rng, scratch)
 
 
-@overload(random_playout, inline="always")
+@overload(random_playout, jit_options=_INLINE)
 def _random_playout(s, rng, scratch):
     module = kernels_for(s)
     impl = module.random_playout if hasattr(module, "random_playout") else default_random_playout
