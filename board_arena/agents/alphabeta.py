@@ -108,7 +108,7 @@ def _count_node(stats):
         stats[STAT_ABORTED] = 1
 
 
-@kernel
+@kernel(inline="always")
 def _order_moves(moves, keys, n, tt_move, killer0, killer1, history):
     """Sorts ``moves[:n]`` in place, best first: table move, killers, then history score."""
     for i in range(n):
@@ -124,7 +124,7 @@ def _order_moves(moves, keys, n, tt_move, killer0, killer1, history):
     _sort_by_keys(moves, keys, n)
 
 
-@kernel
+@kernel(inline="always")
 def _sort_by_keys(moves, keys, n):
     """Sorts ``moves[:n]`` by ``keys[:n]``, largest first (insertion sort: n is small)."""
     for i in range(1, n):
