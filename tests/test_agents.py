@@ -385,3 +385,12 @@ def test_mcts_tree_blocks_hold_each_legal_move_once_and_add_up_visits(name):
             after.apply(int(tree[child]["move"]))
             stack.append((child, after))
     assert tried_total + 1 == counters[COUNT_NODES]
+
+
+def test_a_large_table_is_zeroed_writable_and_sized_to_a_power_of_two():
+    for megabytes in (0.25, 3.0, 16.0):  # below and above the huge-page threshold
+        table = new_table(megabytes)
+        assert len(table) & (len(table) - 1) == 0 and table.nbytes <= megabytes * 2**20 < 2 * table.nbytes
+        assert not table.view(np.uint8).any() and table.flags.writeable
+        table[len(table) - 1]["depth"] = 3
+        assert table[len(table) - 1]["depth"] == 3
