@@ -116,16 +116,16 @@ def _try_child(tree, node, rng):
 
 @kernel(inline="always")
 def _ucb_child(tree, node, c):
-    """The tried child maximising UCB1: one pass over the contiguous tried part of the block,
-    the parent's log visits computed once. Every tried child has a visit (a simulation created
-    it); ties go to the first found, and children are tried in random order."""
-    log_n = math.log(tree[node]["visits"])
+    """The tried child maximising UCB1, mean + c sqrt(ln N) sqrt(1 / n): one pass over the
+    contiguous tried part of the block, c sqrt(ln N) computed once. Every tried child has a visit
+    (a simulation created it); ties go to the first found, and children are tried in random order."""
+    explore = c * math.sqrt(math.log(tree[node]["visits"]))  # c sqrt(ln N), once per level
     first = tree[node]["children"]
     best = NO_NODE
     best_score = -np.inf
     for child in range(first, first + np.int64(tree[node]["tried"])):
-        visits = np.float64(tree[child]["visits"])
-        score = tree[child]["total"] / visits + c * math.sqrt(log_n / visits)
+        inverse = 1.0 / np.float64(tree[child]["visits"])  # one division per child
+        score = tree[child]["total"] * inverse + explore * math.sqrt(inverse)
         if score > best_score:
             best_score = score
             best = child
