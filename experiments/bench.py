@@ -1,11 +1,14 @@
-"""Speed benchmarks, one core, each figure the median of several timed runs.
+"""Speed benchmarks, one core, each figure the median of several timed runs, timed in CPU
+seconds (``time.process_time``: what the process got, whatever else the machine runs).
 
     python experiments/bench.py                              # every game, every section
     python experiments/bench.py --games kalah --sections mcts,alphabeta --repeats 7
 
 Sections, per game, from the start position:
 
-* ``playouts``: random full-game playouts per second;
+* ``playouts``: random full-game playouts per second; for Kalah also the fraction of a
+  hand-written playout loop's rate (``reference_kalah_playouts``: the same games, written for
+  Kalah alone; what the generic contract and engine cost);
 * ``mcts``: MCTS simulations per second (one random rollout per simulation, 20,000 simulations,
   exploration constant 2 as OpenSpiel's default);
 * ``alphabeta``: alpha-beta nodes per second and the depth completed in 1 second;
@@ -14,7 +17,7 @@ Sections, per game, from the start position:
   ISMCTS iteration; median and mean over 50 views from random games), and ISMCTS iterations per
   second from the start (20,000 iterations);
 * ``budget``: the wall time of moves searched with ``time=0.2``, by every agent with a clock, in
-  self-play from the start (the longest move must stay under 0.25 s);
+  self-play from the start (the longest move must stay under 0.25 s), and their CPU time;
 * ``warm``: the import + warm-up time of a fresh process (every agent for every game), first as
   the cache is, then finding every kernel in numba's cache;
 * ``startup``: the CPU (and wall) seconds of compiling every game and agent from an empty cache
@@ -24,7 +27,8 @@ Sections, per game, from the start position:
   ``random`` agents (the difference is the agents' search).
 
 Where OpenSpiel has the game (``pip install -e ".[bench]"`` installs ``open_spiel``), the same
-work is timed in its C++ code in the same run, and the ratio ours/theirs printed: random playouts
+work is timed in its C++ code in the same run, ours and theirs in turn within each repeat, and
+the median of the per-repeat ratios ours/theirs printed (robust to the machine's load): random playouts
 through ``RandomRolloutEvaluator``, MCTS through ``pyspiel.MCTSBot`` with
 ``RandomRolloutEvaluator(1, seed)``, ``solve=False`` and the same number of simulations.
 
@@ -70,7 +74,13 @@ from board_arena import (
     engines,  # noqa: E402
 )
 from board_arena.engines import contract  # noqa: E402
-from board_arena.engines._jit import kernel, rng_below, rng_from_seed  # noqa: E402
+from board_arena.engines._jit import (  # noqa: E402
+    bits_below,
+    kernel,
+    rng_below,
+    rng_from_seed,
+    rng_step,
+)
 
 
 @dataclass(frozen=True)
@@ -95,32 +105,104 @@ CASES = [
 ]
 
 
-def median_rate(run, repeats: int, seconds: float) -> float:
-    """Median over ``repeats`` timed calls of ``run(n)`` (which does n units of work) of units/s,
-    with n calibrated so that a call lasts about ``seconds``."""
+def _calibrate(run, seconds: float) -> int:
+    """The n for which ``run(n)`` lasts about ``seconds`` of CPU time (this also warms it up)."""
     n = 1
-    while True:  # calibrate (this also warms up)
-        start = time.perf_counter()
+    while True:
+        start = time.process_time()
         run(n)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed > seconds / 4:
-            break
+            return max(1, int(n * seconds / elapsed))
         n *= 4
-    n = max(1, int(n * seconds / elapsed))
-    rates = []
+
+
+def median_rate(run, repeats: int, seconds: float) -> float:
+    """Median over ``repeats`` timed calls of ``run(n)`` (which does n units of work) of units
+    per CPU second, with n calibrated so that a call lasts about ``seconds``."""
+    return interleaved_rates({"run": run}, repeats, seconds)[0]["run"]
+
+
+def interleaved_rates(runs: dict, repeats: int, seconds: float) -> tuple[dict, dict]:
+    """Rates of several ``run(n)`` timed in turn within each repeat, units per CPU second.
+
+    Returns ``(rates, ratios)``: each run's median rate, and each run's median over the repeats
+    of its rate divided by the first run's in the same repeat. Alternating the runs exposes them
+    to the same load, so the ratios hold on a busy machine where the rates alone would not.
+    """
+    sizes = {name: _calibrate(run, seconds) for name, run in runs.items()}
+    samples: dict = {name: [] for name in runs}
     for _ in range(repeats):
-        start = time.perf_counter()
-        run(n)
-        rates.append(n / (time.perf_counter() - start))
-    return statistics.median(rates)
+        for name, run in runs.items():
+            start = time.process_time()
+            run(sizes[name])
+            samples[name].append(sizes[name] / max(time.process_time() - start, 1e-9))
+    first = samples[next(iter(runs))]
+    rates = {name: statistics.median(values) for name, values in samples.items()}
+    ratios = {name: statistics.median(v / f for v, f in zip(values, first)) for name, values in samples.items()}
+    return rates, ratios
 
 
-def our_playouts(case: Case, repeats: int, seconds: float) -> tuple[float, float]:
+def our_playouts(case: Case) -> tuple:
+    """(run(n) playing n random games from the start, mean plies per game)."""
     state = engines.make(case.game, **case.params).new_initial_state(seed=0)
     rng = rng_from_seed(0)
     plies = contract.random_playouts(state.data, 1000, rng) / 1000
-    rate = median_rate(lambda n: contract.random_playouts(state.data, n, rng), repeats, seconds)
-    return rate, plies
+    return (lambda n: contract.random_playouts(state.data, n, rng)), plies
+
+
+# The hand-written reference for Kalah (6 pits, 4 seeds, the ``kalah`` preset's rules): a playout
+# loop written for this one game, as one would write it in C, with nothing generic in between:
+# each row one word of 8-bit pits in a register, seeds sown one at a time, the same generator and
+# the same draws (the k-th non-empty pit), so it plays exactly our games (``main`` checks the
+# plies). Our playouts' fraction of its rate is what the contract and the engine cost.
+_KALAH_START = np.uint64(0x0404_0404_0404)
+_BYTE_MASK = np.uint64(0xFF)
+
+
+@kernel
+def reference_kalah_playouts(n, rng):
+    """Plays ``n`` random Kalah (6, 4) games from the start; returns the plies played in all."""
+    x = rng[0]
+    plies = 0
+    for _ in range(n):
+        mine = _KALAH_START  # the mover's row: pit p in bits 8p..8p+7
+        theirs = _KALAH_START
+        while True:
+            count = 0
+            for p in range(6):
+                if (mine >> np.uint64(8 * p)) & _BYTE_MASK != 0:
+                    count += 1
+            x, bits = rng_step(x)
+            k = bits_below(bits, count)
+            pit = 0
+            for p in range(6):
+                if (mine >> np.uint64(8 * p)) & _BYTE_MASK != 0:
+                    if k == 0:
+                        pit = p
+                        break
+                    k -= 1
+            seeds = np.int64((mine >> np.uint64(8 * pit)) & _BYTE_MASK)
+            mine -= np.uint64(seeds) << np.uint64(8 * pit)
+            pos = pit  # 0-5 the mover's pits, 6 its store, 7-12 the opponent's pits
+            for _ in range(seeds):
+                pos = pos + 1 if pos < 12 else 0
+                if pos < 6:
+                    mine += np.uint64(1) << np.uint64(8 * pos)
+                elif pos > 6:
+                    theirs += np.uint64(1) << np.uint64(8 * (pos - 7))
+            plies += 1
+            if pos < 6 and (mine >> np.uint64(8 * pos)) & _BYTE_MASK == 1:
+                opposite = np.uint64(8 * (5 - pos))
+                if (theirs >> opposite) & _BYTE_MASK != 0:  # capture (stores are not tracked:
+                    theirs &= ~(_BYTE_MASK << opposite)  # the random players never read them)
+                    mine &= ~(_BYTE_MASK << np.uint64(8 * pos))
+            if mine == 0 or theirs == 0:
+                break
+            if pos != 6:
+                mine, theirs = theirs, mine
+    rng[0] = x
+    return plies
 
 
 @kernel
@@ -168,10 +250,11 @@ def sampler_micros(case: Case, repeats: int, seconds: float, n_views: int = 50) 
     return statistics.median(per_view), statistics.fmean(per_view)
 
 
-def openspiel_playouts(name: str, repeats: int, seconds: float) -> tuple[float, float] | None:
-    """OpenSpiel's C++ random playouts from the start: an ``MCTSBot`` limited to one simulation,
-    whose ``RandomRolloutEvaluator(n)`` then plays ``n`` random games from the root in C++.
-    Returns the rate and the mean actions per random game (200 games played through pyspiel)."""
+def openspiel_playouts(name: str) -> tuple | None:
+    """OpenSpiel's C++ random playouts from the start: ``(run(n), mean actions per game)``, where
+    ``run(n)`` steps an ``MCTSBot`` limited to one simulation, whose ``RandomRolloutEvaluator(n)``
+    then plays ``n`` random games from the root in C++ (the mean from 200 games played through
+    pyspiel). None without OpenSpiel."""
     try:
         import pyspiel
     except ImportError:
@@ -190,7 +273,7 @@ def openspiel_playouts(name: str, repeats: int, seconds: float) -> tuple[float, 
         while not game_state.is_terminal():
             game_state.apply_action(choose.choice(game_state.legal_actions()))
             actions += 1
-    return median_rate(run, repeats, seconds), actions / 200
+    return run, actions / 200
 
 
 MCTS_SIMULATIONS = 20_000
@@ -199,69 +282,83 @@ MCTS_SIMULATIONS = 20_000
 MCTS_C = 2.0
 
 
-def tree_search_rate(case: Case, agent_name: str, repeats: int) -> float:
-    """Simulations per second of ``MCTS_SIMULATIONS``-simulation searches from the start (from the
-    mover's view in a hidden-information game: one sampled world per ISMCTS iteration), median."""
+def tree_search_rates(case: Case, agent_name: str, repeats: int) -> tuple[float, float | None, float | None]:
+    """Simulations per CPU second of ``MCTS_SIMULATIONS``-simulation searches from the start (from
+    the mover's view in a hidden-information game: one sampled world per ISMCTS iteration), and
+    OpenSpiel's ``MCTSBot``'s when it has the game, each repeat timing ours then theirs:
+    ``(ours, theirs, median ratio)``, medians (None without OpenSpiel)."""
     state = engines.make(case.game, **case.params).new_initial_state(seed=0)
     agent = agents.make_agent(f"{agent_name}:iterations={MCTS_SIMULATIONS},c={MCTS_C}", seed=0)
     agent.warm_up(state.game)
     seen = agent.observe(state, state.current_player)
-    rates = []
-    for _ in range(repeats):
+    theirs = openspiel_mcts(case.openspiel) if case.openspiel else None
+    ours_rates, their_rates = [], []
+    for seed in range(repeats):
+        start = time.process_time()
         agent.select_move(seen)
-        rates.append(agent.last_search.simulations / agent.last_search.seconds)
-    return statistics.median(rates)
+        ours_rates.append(agent.last_search.simulations / (time.process_time() - start))
+        if theirs:
+            start = time.process_time()
+            theirs(seed)
+            their_rates.append(MCTS_SIMULATIONS / (time.process_time() - start))
+    if not theirs:
+        return statistics.median(ours_rates), None, None
+    ratio = statistics.median(a / b for a, b in zip(ours_rates, their_rates))
+    return statistics.median(ours_rates), statistics.median(their_rates), ratio
 
 
-def openspiel_mcts(name: str, repeats: int) -> float | None:
+def openspiel_mcts(name: str):
+    """``search(seed)``: one ``MCTS_SIMULATIONS``-simulation step of OpenSpiel's C++ ``MCTSBot``
+    from the start, or None without OpenSpiel."""
     try:
         import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game(name)
-    rates = []
-    for seed in range(repeats):
+
+    def search(seed: int) -> None:
         evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
         bot = pyspiel.MCTSBot(game, evaluator, MCTS_C, MCTS_SIMULATIONS, 10**9, False, seed, False)
-        state = game.new_initial_state()
-        start = time.perf_counter()
-        bot.step(state)
-        rates.append(MCTS_SIMULATIONS / (time.perf_counter() - start))
-    return statistics.median(rates)
+        bot.step(game.new_initial_state())
+
+    search(0)  # warm up
+    return search
 
 
 BUDGET_SECONDS = 0.2
 BUDGET_MOVES = 8
 
 
-def budget_times(case: Case, agent_name: str) -> list[float]:
-    """Wall seconds of each of ``BUDGET_MOVES`` moves of ``agent_name:time=0.2`` in self-play from
-    the start (timed around ``select_move``, so everything the agent does counts)."""
+def budget_times(case: Case, agent_name: str) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of each of ``BUDGET_MOVES`` moves of ``agent_name:time=0.2`` in
+    self-play from the start (timed around ``select_move``, so everything the agent does counts)."""
     game = engines.make(case.game, **case.params)
     players = [agents.make_agent(f"{agent_name}:time={BUDGET_SECONDS}", seed=s) for s in (0, 1)]
     for agent in players:
         agent.warm_up(game)
     state = game.new_initial_state(seed=0)
-    times = []
+    times, cpu_times = [], []
     while len(times) < BUDGET_MOVES and not state.is_terminal():
         agent = players[state.current_player]
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         move = agent.select_move(agent.observe(state, state.current_player))
         times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu_start)
         state.apply(move)
-    return times
+    return times, cpu_times
 
 
 def our_alphabeta(case: Case, repeats: int) -> tuple[float, float]:
-    """(nodes per second, depth completed) of 1-second searches from the start, medians."""
+    """(nodes per CPU second, depth completed) of 1-second searches from the start, medians."""
     state = engines.make(case.game, **case.params).new_initial_state(seed=0)
     agent = agents.make_agent("alphabeta:time=1", seed=0)
     agent.warm_up(state.game)
     rates, depths = [], []
     for _ in range(repeats):
         agent.reset()  # an empty table each time: the figure is for a fresh search
+        start = time.process_time()
         agent.select_move(state)
-        rates.append(agent.last_search.nodes / agent.last_search.seconds)
+        rates.append(agent.last_search.nodes / (time.process_time() - start))
         depths.append(agent.last_search.depth)
     return statistics.median(rates), statistics.median(depths)
 
@@ -383,17 +480,27 @@ def main(argv=None) -> None:
         print()
         print(
             f"{'random playouts':<20} {'ours/s':>12} {'plies':>7} {'OpenSpiel C++/s':>16} {'actions':>7} "
-            f"{'ratio':>7} {'per ply':>7}"
+            f"{'ratio':>7} {'per ply':>7} {'of hand-written':>15}"
         )
         for case in cases:
-            rate, plies = our_playouts(case, args.repeats, args.seconds)
-            reference, length = (None, None)
-            if case.openspiel:
-                reference, length = openspiel_playouts(case.openspiel, args.repeats, args.seconds) or (None, None)
-            per_ply = _ratio(rate * plies, reference * length) if reference else "-"
+            ours, plies = our_playouts(case)
+            runs = {"ours": ours}
+            spiel = openspiel_playouts(case.openspiel) if case.openspiel else None
+            if spiel:
+                runs["openspiel"] = spiel[0]
+            if case.game == "kalah" and not case.params:
+                rng = rng_from_seed(0)
+                runs["hand-written"] = lambda n: reference_kalah_playouts(n, rng)
+                check = contract.random_playouts(engines.make("kalah").new_initial_state().data, 100, rng_from_seed(1))
+                assert reference_kalah_playouts(100, rng_from_seed(1)) == check, "the reference plays other games"
+            rates, ratios = interleaved_rates(runs, args.repeats, args.seconds)
+            length = spiel[1] if spiel else None
+            ratio = 1 / ratios["openspiel"] if spiel else None
             print(
-                f"{case.label:<20} {rate:>12,.0f} {plies:>7.1f} {_ref(reference):>16} "
-                f"{(f'{length:.1f}' if length else '-'):>7} {_ratio(rate, reference):>7} {per_ply:>7}"
+                f"{case.label:<20} {rates['ours']:>12,.0f} {plies:>7.1f} {_ref(rates.get('openspiel')):>16} "
+                f"{(f'{length:.1f}' if length else '-'):>7} {_fmt(ratio):>7} "
+                f"{_fmt(ratio * plies / length if ratio and length else None):>7} "
+                f"{_fmt(1 / ratios['hand-written'] if 'hand-written' in ratios else None):>15}"
             )
     perfect = [c for c in cases if engines.game_class(c.game).perfect_information]
     hidden = [c for c in cases if c not in perfect]
@@ -401,9 +508,8 @@ def main(argv=None) -> None:
         print()
         print(f"{'MCTS simulations':<20} {'ours/s':>12} {'':>7} {'OpenSpiel C++/s':>16} {'ratio':>7}")
         for case in perfect:
-            rate = tree_search_rate(case, "mcts", args.repeats)
-            reference = openspiel_mcts(case.openspiel, args.repeats) if case.openspiel else None
-            print(f"{case.label:<20} {rate:>12,.0f} {'':>7} {_ref(reference):>16} {_ratio(rate, reference):>7}")
+            rate, reference, ratio = tree_search_rates(case, "mcts", args.repeats)
+            print(f"{case.label:<20} {rate:>12,.0f} {'':>7} {_ref(reference):>16} {_fmt(ratio):>7}")
     if "alphabeta" in sections and perfect:
         print()
         print(f"{'alpha-beta, 1 s':<20} {'nodes/s':>12} {'depth':>7}")
@@ -415,16 +521,19 @@ def main(argv=None) -> None:
         print(f"{'hidden worlds':<20} {'sample_world us, median':>24} {'mean':>7} {'ISMCTS iterations/s':>20}")
         for case in hidden:
             median, mean = sampler_micros(case, args.repeats, args.seconds)
-            rate = tree_search_rate(case, "ismcts", args.repeats)
+            rate = tree_search_rates(case, "ismcts", args.repeats)[0]
             print(f"{case.label:<20} {median:>24.2f} {mean:>7.2f} {rate:>20,.0f}")
     if "budget" in sections:
         print()
-        print(f"{'time=0.2 per move':<20} {'agent':>9} {'moves':>7} {'median s':>9} {'longest s':>10}")
+        print(f"{'time=0.2 per move':<20} {'agent':>9} {'moves':>7} {'median s':>9} {'longest s':>10} {'CPU s':>7}")
         for case in cases:
             hidden = not engines.game_class(case.game).perfect_information
             for name in ("pimc", "ismcts") if hidden else ("alphabeta", "mcts"):
-                times = budget_times(case, name)
-                print(f"{case.label:<20} {name:>9} {len(times):>7} {statistics.median(times):>9.3f} {max(times):>10.3f}")
+                times, cpu = budget_times(case, name)
+                print(
+                    f"{case.label:<20} {name:>9} {len(times):>7} {statistics.median(times):>9.3f} "
+                    f"{max(times):>10.3f} {statistics.median(cpu):>7.3f}"
+                )
     if "warm" in sections:
         print()
         first, _ = warm_start(cases)
@@ -453,8 +562,8 @@ def _ref(reference: float | None) -> str:
     return f"{reference:,.0f}" if reference else "-"
 
 
-def _ratio(ours: float, reference: float | None) -> str:
-    return f"{ours / reference:.2f}x" if reference else "-"
+def _fmt(ratio: float | None) -> str:
+    return f"{ratio:.2f}x" if ratio else "-"
 
 
 if __name__ == "__main__":

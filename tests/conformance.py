@@ -204,6 +204,88 @@ def check_conformance(game, games=20, invariant=None):
 
 
 @kernel
+def _draw_mismatches(root, rng, scratch, moves, draws):
+    """Plays one random game from ``root`` (in place) by ``contract.random_legal_move``; at every
+    position checks ``draws`` draws against the listing's: the move ``legal_moves`` lists at
+    ``rng_below(rng, n)``, with the generator left in the same state. Returns the mismatches."""
+    mismatches = 0
+    twin = np.empty(1, np.uint64)
+    while not contract.is_terminal(root):
+        n = contract.legal_moves(root, moves)
+        for _ in range(draws):
+            twin[0] = rng[0]
+            drawn = contract.random_legal_move(root, rng, scratch)
+            if drawn != moves[rng_below(twin, n)] or twin[0] != rng[0]:
+                mismatches += 1
+        contract.apply_move(root, contract.random_legal_move(root, rng, scratch))
+    return mismatches
+
+
+@kernel
+def _draw_counts(s, rng, scratch, moves, per_move, counts):
+    """Draws ``per_move`` times as many moves as ``s`` has by ``random_legal_move``; ``counts[i]``
+    (zeroed by the caller) counts the draws of the ``i``-th listed move. Returns the number of
+    legal moves."""
+    n = contract.legal_moves(s, moves)
+    for _ in range(n * per_move):
+        drawn = contract.random_legal_move(s, rng, scratch)
+        for i in range(n):
+            if moves[i] == drawn:
+                counts[i] += 1
+                break
+    return n
+
+
+def chi_square_bound(dof: int, z: float = 4.75) -> float:
+    """The chi-square statistic with ``dof`` degrees of freedom that a uniform sample exceeds with
+    probability about 1e-6 (``z`` standard deviations; Wilson and Hilferty's cube-root normal
+    approximation, good to a few percent from 1 degree of freedom on)."""
+    a = 2.0 / (9.0 * dof)
+    return dof * (1.0 - a + z * a**0.5) ** 3
+
+
+def check_random_moves(game, games=3, draws=4, per_move=300):
+    """The contract's random move and playout: ``random_legal_move`` draws exactly the listing's
+    ``moves[rng_below(rng, n)]`` (same move, same generator state) at every position of random
+    games, its counts at one position of each game pass a chi-square test of uniformity, and
+    ``random_playout`` (the game's own where it has one) plays move for move what the default
+    loop plays."""
+    width = game.max_moves
+    scratch = np.empty(width, contract.MOVE_DTYPE)
+    moves = np.empty(width, contract.MOVE_DTYPE)
+    for g in range(games):
+        state = game.new_initial_state(seed=g)
+        assert _draw_mismatches(state.copy().data, rng_from_seed(g), scratch, moves, draws) == 0, (
+            f"{game.name}: random_legal_move is not the listing's draw"
+        )
+        # Uniformity, at a position some plies in (more moves than at the start in most games).
+        rng = rng_from_seed(100 + g)
+        for _ in range(3 * g + 2):
+            if state.is_terminal():
+                break
+            state.apply(int(contract.random_legal_move(state.data, rng, scratch)))
+        if not state.is_terminal():
+            counts = np.zeros(width, np.int64)
+            n = _draw_counts(state.data, rng, scratch, moves, per_move, counts)
+            observed = counts[:n]
+            expected = observed.sum() / n
+            if n > 1:
+                statistic = float(((observed - expected) ** 2 / expected).sum())
+                assert statistic < chi_square_bound(n - 1), (
+                    f"{game.name}: random_legal_move is not uniform (chi-square {statistic:.1f}, {n - 1} dof)"
+                )
+        # The game's playout against the default loop, from the start and from mid-game.
+        for start in (game.new_initial_state(seed=g), state):
+            ours, theirs = start.copy().data, start.copy().data
+            rng_ours, rng_theirs = rng_from_seed(200 + g), rng_from_seed(200 + g)
+            plies = contract.random_playout(ours, rng_ours, scratch)
+            assert plies == contract.default_random_playout(theirs, rng_theirs, moves), game.name
+            assert ours.tobytes() == theirs.tobytes() and rng_ours[0] == rng_theirs[0], (
+                f"{game.name}: random_playout differs from the default loop"
+            )
+
+
+@kernel
 def perft(root, depth):
     """Legal move sequences of exactly ``depth`` moves from ``root``, depth first with one state
     per level; the last level's moves are counted, not played."""

@@ -8,7 +8,20 @@ import pytest
 
 from board_arena import agents, engines
 from board_arena.agents.alphabeta import HISTORY_SIZE, alphabeta_search, new_table
+from board_arena.agents.base import Limit
+from board_arena.agents.mcts import (
+    COUNT_NODES,
+    COUNT_RECORDS,
+    COUNT_SIMULATIONS,
+    NO_NODE,
+    NODE,
+    ROOT,
+    grow_tree,
+    init_tree,
+    mcts_run,
+)
 from board_arena.agents.minimax import minimax_search
+from board_arena.engines import contract
 from board_arena.engines._jit import rng_from_seed
 
 PERFECT_INFORMATION_GAMES = [
@@ -330,3 +343,54 @@ def test_solver_values_of_small_classic_konane(size, first_player_wins):
     assert solver.last_search.exact and solver.last_search.value == (1.0 if first_player_wins else -1.0)
     if size == 4:
         assert np.sign(minimax_score(state, 40)) == solver.last_search.value
+
+
+# -- the MCTS tree ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["kalah", "nine-mens-morris"])
+def test_mcts_tree_blocks_hold_each_legal_move_once_and_add_up_visits(name):
+    """Every expanded node's child block is its legal moves, the tried ones first; a node's
+    visits are its children's plus the simulation that made it; the tree grew in place."""
+    game = engines.make(name)
+    root = game.new_initial_state(seed=1)
+    rng = rng_from_seed(5)
+    room = contract.max_moves(root.data)
+
+    def run(tree, counters, target, deadline):
+        return mcts_run(root.data, tree, counters, 1.4, target, deadline, rng)
+
+    simulations = 3000
+    tree, counters = grow_tree(run, NODE, init_tree, Limit(iterations=simulations), simulations, room)
+    assert len(tree) > 2 * room + 1  # it grew
+    assert counters[COUNT_SIMULATIONS] == simulations and tree[ROOT]["visits"] == simulations
+    records = int(counters[COUNT_RECORDS])
+    tried_total = 0
+    # Walk the tree with the states, checking each block against the position's legal moves.
+    stack = [(ROOT, root)]
+    while stack:
+        node, state = stack.pop()
+        first, legal, tried = (int(tree[node][f]) for f in ("children", "legal", "tried"))
+        if first == NO_NODE:
+            assert legal == tried == 0
+            continue
+        assert first + legal <= records and tried <= legal
+        assert sorted(tree[first : first + legal]["move"].tolist()) == sorted(state.legal_moves())
+        block = tree[first : first + legal]
+        assert (block["visits"][:tried] > 0).all() and (block["visits"][tried:] == 0).all()
+        assert block["visits"].sum() == tree[node]["visits"] - (node != ROOT)
+        tried_total += tried
+        for child in range(first, first + tried):
+            after = state.copy()
+            after.apply(int(tree[child]["move"]))
+            stack.append((child, after))
+    assert tried_total + 1 == counters[COUNT_NODES]
+
+
+def test_a_large_table_is_zeroed_writable_and_sized_to_a_power_of_two():
+    for megabytes in (0.25, 3.0, 16.0):  # below and above the huge-page threshold
+        table = new_table(megabytes)
+        assert len(table) & (len(table) - 1) == 0 and table.nbytes <= megabytes * 2**20 < 2 * table.nbytes
+        assert not table.view(np.uint8).any() and table.flags.writeable
+        table[len(table) - 1]["depth"] = 3
+        assert table[len(table) - 1]["depth"] == 3

@@ -14,7 +14,7 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import contract
-from tests.conformance import check_conformance
+from tests.conformance import check_conformance, check_random_moves
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,6 +26,11 @@ def test_every_registered_game_passes_conformance(name):
         reason = final.end_reason
         assert isinstance(reason, str) and reason and "\n" not in reason
     assert game.new_initial_state(seed=0).end_reason is None
+
+
+@pytest.mark.parametrize("name", engines.available_games())
+def test_random_moves_are_the_listings_draws_and_uniform(name):
+    check_random_moves(engines.make(name))
 
 
 def test_every_registered_kernel_module_belongs_to_a_game_of_the_registry():

@@ -15,6 +15,7 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
+from board_arena.engines._jit import nth_set_bit
 from board_arena.engines.morabaraba import board, decode, encode, kernels
 from tests.conformance import (
     check_conformance,
@@ -92,6 +93,38 @@ def test_board_tables_match_the_rules_drawing_and_mill_list():
     # docs/rules.md: "point 3 touches 0, 4, 6 and 10 when the diagonals are drawn".
     assert board.neighbours(True)[3] == [0, 4, 6, 10]
     assert [board.POINT_NAMES[p] for p in (0, 9, 21, 23)] == ["a7", "a4", "a1", "g1"]
+
+
+def test_bit_parallel_mill_tests_match_the_mill_list():
+    """The layouts' shift tests (``line_completions``, ``cows_in_mills``) against a loop over the
+    mills, on random boards of every density, with and without the diagonals."""
+    rng = np.random.default_rng(7)
+    for diagonals in (0, 1):
+        mills = [sum(1 << p for p in mill) for mill in board.lines_of(bool(diagonals))]
+        for density in (0.2, 0.4, 0.6, 0.8):
+            for bits in (rng.random((200, 24)) < density) @ (1 << np.arange(24, dtype=np.uint64)):
+                own = int(bits)
+                completing = 0
+                for m in mills:
+                    for p in range(24):
+                        if m >> p & 1 and (own | 1 << p) & m == m:
+                            completing |= 1 << p
+                rows, columns, diagonal = kernels.line_completions(diagonals, np.uint64(own))
+                assert int(rows | columns | diagonal) == completing
+                inside = 0
+                for m in mills:
+                    if own & m == m:
+                        inside |= m
+                assert int(kernels.cows_in_mills(diagonals, np.uint64(own))) == inside
+
+
+def test_nth_set_bit_selects_every_set_bit():
+    rng = np.random.default_rng(3)
+    words = [0, 1, 1 << 63, (1 << 64) - 1, 0x8000_0000_0000_0001, *map(int, rng.integers(0, 2**63, 300))]
+    for word in words:
+        x = np.uint64(word | (word << 1 & (1 << 64) - 1))
+        ones = [i for i in range(64) if int(x) >> i & 1]
+        assert [nth_set_bit(x, k) for k in range(len(ones))] == ones
 
 
 # -- conformance -------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from board_arena.agents.base import (
     SearchInfo,
     register_agent,
 )
-from board_arena.agents.mcts import NO_NODE, ROOT, TreeSearchAgent
+from board_arena.agents.mcts import COUNT_RECORDS, NO_NODE, ROOT, TreeSearchAgent
 from board_arena.agents.scores import to_value
 from board_arena.engines import Game, Param, contract
 from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
@@ -119,6 +119,7 @@ def ismcts_init(tree: np.ndarray, counters: np.ndarray) -> None:
     root["mover"] = -1
     counters[:] = 0
     counters[0] = 1
+    counters[COUNT_RECORDS] = 1  # one record per node
 
 
 @kernel
@@ -126,8 +127,8 @@ def ismcts_run(
     view: np.void, tree: np.ndarray, counters: np.ndarray, c: float, max_iterations: int, deadline_ns: int, rng: np.ndarray
 ) -> int:
     """Iterations of SO-ISMCTS from ``view`` into ``tree`` until ``max_iterations`` in all, the
-    deadline or a full tree; returns the iterations run now. counters: int64[3] (nodes,
-    iterations, deepest selection)."""
+    deadline or a full tree; returns the iterations run now. counters: int64[4] (nodes,
+    iterations, deepest selection, records: the nodes again)."""
     world = contract.new_states(view, 1)
     moves = np.empty(contract.max_moves(view), contract.MOVE_DTYPE)
     child_of = np.empty(contract.max_moves(view), np.int32)
@@ -167,6 +168,7 @@ def ismcts_run(
                         if pick == 0:
                             new = counters[0]
                             counters[0] += 1
+                            counters[COUNT_RECORDS] += 1
                             fresh = tree[new]
                             fresh["total"] = 0.0
                             fresh["move"] = moves[i]

@@ -13,10 +13,9 @@ from board_arena.engines._jit import kernel, rng_below
 
 @kernel
 def random_move(root: np.void, rng: np.ndarray) -> int:
-    """A uniformly random legal move of ``root``."""
-    moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
-    n = contract.legal_moves(root, moves)
-    return moves[rng_below(rng, n)]
+    """A uniformly random legal move of ``root`` (the contract's ``random_legal_move``)."""
+    scratch = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
+    return contract.random_legal_move(root, rng, scratch)
 
 
 @kernel

@@ -62,6 +62,8 @@ __all__ = [
     "rng_from_seed",
     "rng_next",
     "rng_below",
+    "rng_step",
+    "bits_below",
     "rng_uniform",
     "mix64",
     "monotonic_ns",
@@ -69,6 +71,7 @@ __all__ = [
     "CLOCK_FAILED",
     "popcount",
     "lowest_bit_index",
+    "nth_set_bit",
 ]
 
 # numba sets its configuration attributes at run time (from the environment), hence getattr.
@@ -408,17 +411,38 @@ def mix64(z):
 
 
 @kernel(inline="always")
+def rng_step(x):
+    """The generator on a state held in a local variable: ``(next state, 64 random bits)``.
+
+    A loop that draws at every step (a playout) reads ``rng[0]`` once, steps a local copy and
+    writes it back at the end: the state then stays in a register, where a store to the array
+    at every draw would make the compiler reload everything else it cannot prove untouched.
+    ``rng_next(rng)`` is ``rng_step(rng[0])`` with the state written back, so both give the same
+    numbers.
+    """
+    x += _GOLDEN
+    return x, mix64(x)
+
+
+@kernel(inline="always")
+def bits_below(bits, n):
+    """Uniform int in [0, n) for 0 < n < 2**32 from 64 random ``bits`` (Lemire's multiply-shift of
+    the top 32 bits, without rejection: each value's probability is off by less than n / 2**32,
+    1e-8 for n = 50)."""
+    return np.int64(((bits >> _U32) * np.uint64(n)) >> _U32)
+
+
+@kernel(inline="always")
 def rng_next(rng):
     """Next 64 random bits. rng: uint64[1], advanced in place."""
-    rng[0] += _GOLDEN
-    return mix64(rng[0])
+    rng[0], bits = rng_step(rng[0])
+    return bits
 
 
 @kernel(inline="always")
 def rng_below(rng, n):
-    """Uniform int in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift of 32 random bits,
-    without rejection: each value's probability is off by less than n / 2**32, 1e-8 for n = 50)."""
-    return np.int64(((rng_next(rng) >> _U32) * np.uint64(n)) >> _U32)
+    """Uniform int in [0, n) for 0 < n < 2**32 (:func:`bits_below` of :func:`rng_next`)."""
+    return bits_below(rng_next(rng), n)
 
 
 @kernel(inline="always")
@@ -577,3 +601,37 @@ else:
     def lowest_bit_index(x):
         """Index of the lowest set bit of a nonzero uint64 (64 for 0)."""
         return _cttz(x)
+
+
+# nth_set_bit: Vigna's broadword select ("Broadword implementation of rank/select queries", 2008):
+# byte counts by SWAR, their prefix sums by one multiplication, the byte by a SWAR compare, the
+# bit within the byte from a table.
+_B1 = np.uint64(0x5555_5555_5555_5555)
+_B2 = np.uint64(0x3333_3333_3333_3333)
+_B4 = np.uint64(0x0F0F_0F0F_0F0F_0F0F)
+_BYTES_LOW = np.uint64(0x0101_0101_0101_0101)
+_BYTES_HIGH = np.uint64(0x8080_8080_8080_8080)
+_U1 = np.uint64(1)
+_U2 = np.uint64(2)
+_U4 = np.uint64(4)
+_U8 = np.uint64(8)
+#: SELECT_IN_BYTE[8 * b + r]: the index of the r-th (from 0) set bit of byte b (8 when it has none).
+SELECT_IN_BYTE = np.array(
+    [([i for i in range(8) if b >> i & 1] + [8] * 8)[r] for b in range(256) for r in range(8)], dtype=np.uint8
+)
+
+
+@kernel(inline="always")
+def nth_set_bit(x, k):
+    """The index of the ``k``-th (from 0) lowest set bit of the uint64 ``x``, for 0 <= k <
+    popcount(x), in constant time (no loop over the bits before it)."""
+    counts = x - ((x >> _U1) & _B1)
+    counts = (counts & _B2) + ((counts >> _U2) & _B2)
+    counts = (counts + (counts >> _U4)) & _B4
+    below = counts * _BYTES_LOW  # byte j: set bits in bytes 0..j (at most 64: no carry)
+    # The byte holding the bit: the number of bytes whose running count is at most k.
+    above = ((below | _BYTES_HIGH) - _BYTES_LOW * np.uint64(k + 1)) & _BYTES_HIGH
+    byte = popcount(~above & _BYTES_HIGH)
+    shift = np.uint64(8 * byte)
+    before = np.int64(((below << _U8) >> shift) & np.uint64(0xFF))  # set bits in bytes 0..byte-1
+    return 8 * byte + np.int64(SELECT_IN_BYTE[8 * np.int64((x >> shift) & np.uint64(0xFF)) + k - before])

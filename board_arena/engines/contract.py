@@ -52,6 +52,25 @@ A module may also provide ``move_capacity(s)``: the most legal moves of any stat
 variant, when that is far below ``MAX_MOVES`` (agents size their move buffers with
 :func:`max_moves`, which uses it).
 
+Optional kernels for speed, each with a default built on the required ones (a game's own must
+give exactly what the default gives: the same move, the same plies, the same generator state):
+
+==================================  =============================================================
+``random_legal_move(s, rng,         a uniformly random legal move of the non-terminal ``s``: the
+scratch)``                          move that ``legal_moves`` lists at index ``rng_below(rng, n)``
+                                    (``n`` the number of legal moves), found without listing them
+                                    all where the game can. ``scratch``: ``int64[>=max_moves(s)]``
+                                    for the default, which lists them there. Every random move of
+                                    a rollout or a random agent is drawn through it
+``random_playout(s, rng,            plays ``random_legal_move`` and ``apply_move`` from ``s`` (in
+scratch)``                          place) to the end; returns the plies played. A game's own
+                                    version keeps its state in local variables (registers) from
+                                    the first ply to the last and writes the record once
+==================================  =============================================================
+
+(The defaults compile to the game's kernels with no call in between: every function of this
+module is inlined into its caller.)
+
 Optional kernels for exact solving (``agents/solver.py``), each with a default for games that lack it:
 
 ==============================  =================================================================
@@ -126,7 +145,9 @@ __all__ = [
     "UNBOUNDED_MARGIN",
     "new_states",
     "value_for",
+    "random_legal_move",
     "random_playout",
+    "default_random_playout",
     "random_playouts",
 ]
 
@@ -221,14 +242,18 @@ def kernels_for(state_or_dtype: Any) -> ModuleType:
 
 
 # Each contract function is a Python dispatcher (used under NUMBA_DISABLE_JIT=1) with a numba
-# overload that links the game's own kernel at compile time.
+# overload that links the game's own kernel at compile time. The overloads are marked for LLVM to
+# inline (``forceinline``): the forwarder then costs nothing, and the game's kernel is compiled
+# once and inlined by LLVM, not typed again at every call site as numba's own ``inline="always"``
+# would (which multiplied compile times).
+_INLINE: Any = {"forceinline": True}  # (numba's stubs type jit_options narrowly)
 
 
 def legal_moves(s: Record, out: np.ndarray) -> int:
     return kernels_for(s).legal_moves(s, out)
 
 
-@overload(legal_moves)
+@overload(legal_moves, jit_options=_INLINE)
 def _legal_moves(s, out):
     impl = kernels_for(s).legal_moves
     return lambda s, out: impl(s, out)
@@ -238,7 +263,7 @@ def apply_move(s: Record, move: int) -> None:
     return kernels_for(s).apply_move(s, move)
 
 
-@overload(apply_move)
+@overload(apply_move, jit_options=_INLINE)
 def _apply_move(s, move):
     impl = kernels_for(s).apply_move
     return lambda s, move: impl(s, move)
@@ -248,7 +273,7 @@ def is_terminal(s: Record) -> bool:
     return kernels_for(s).is_terminal(s)
 
 
-@overload(is_terminal)
+@overload(is_terminal, jit_options=_INLINE)
 def _is_terminal(s):
     impl = kernels_for(s).is_terminal
     return lambda s: impl(s)
@@ -258,7 +283,7 @@ def current_player(s: Record) -> int:
     return kernels_for(s).current_player(s)
 
 
-@overload(current_player)
+@overload(current_player, jit_options=_INLINE)
 def _current_player(s):
     impl = kernels_for(s).current_player
     return lambda s: impl(s)
@@ -268,7 +293,7 @@ def outcome(s: Record) -> float:
     return kernels_for(s).outcome(s)
 
 
-@overload(outcome)
+@overload(outcome, jit_options=_INLINE)
 def _outcome(s):
     impl = kernels_for(s).outcome
     return lambda s: impl(s)
@@ -278,7 +303,7 @@ def score(s: Record) -> int:
     return kernels_for(s).score(s)
 
 
-@overload(score)
+@overload(score, jit_options=_INLINE)
 def _score(s):
     impl = kernels_for(s).score
     return lambda s: impl(s)
@@ -288,7 +313,7 @@ def heuristic(s: Record) -> float:
     return kernels_for(s).heuristic(s)
 
 
-@overload(heuristic)
+@overload(heuristic, jit_options=_INLINE)
 def _heuristic(s):
     impl = kernels_for(s).heuristic
     return lambda s: impl(s)
@@ -298,7 +323,7 @@ def state_hash(s: Record) -> int:
     return kernels_for(s).state_hash(s)
 
 
-@overload(state_hash)
+@overload(state_hash, jit_options=_INLINE)
 def _state_hash(s):
     impl = kernels_for(s).state_hash
     return lambda s: impl(s)
@@ -308,7 +333,7 @@ def illegal_reason(s: Record, move: int) -> int:
     return kernels_for(s).illegal_reason(s, move)
 
 
-@overload(illegal_reason)
+@overload(illegal_reason, jit_options=_INLINE)
 def _illegal_reason(s, move):
     impl = kernels_for(s).illegal_reason
     return lambda s, move: impl(s, move)
@@ -318,7 +343,7 @@ def observe(s: Record, player: int, view: Record) -> None:
     return kernels_for(s).observe(s, player, view)
 
 
-@overload(observe)
+@overload(observe, jit_options=_INLINE)
 def _observe(s, player, view):
     impl = kernels_for(s).observe
     return lambda s, player, view: impl(s, player, view)
@@ -328,7 +353,7 @@ def sample_world(view: Record, rng: np.ndarray, world: Record) -> bool:
     return kernels_for(view).sample_world(view, rng, world)
 
 
-@overload(sample_world)
+@overload(sample_world, jit_options=_INLINE)
 def _sample_world(view, rng, world):
     impl = kernels_for(view).sample_world
     return lambda view, rng, world: impl(view, rng, world)
@@ -338,7 +363,7 @@ def write_observation(s: Record, player: int, out: np.ndarray) -> None:
     return kernels_for(s).write_observation(s, player, out)
 
 
-@overload(write_observation)
+@overload(write_observation, jit_options=_INLINE)
 def _write_observation(s, player, out):
     impl = kernels_for(s).write_observation
     return lambda s, player, out: impl(s, player, out)
@@ -348,10 +373,27 @@ def redraw_start(s: Record, rng: np.ndarray, code: int) -> None:
     return kernels_for(s).redraw_start(s, rng, code)
 
 
-@overload(redraw_start)
+@overload(redraw_start, jit_options=_INLINE)
 def _redraw_start(s, rng, code):
     impl = kernels_for(s).redraw_start
     return lambda s, rng, code: impl(s, rng, code)
+
+
+def random_legal_move(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
+    module = kernels_for(s)
+    if hasattr(module, "random_legal_move"):
+        return module.random_legal_move(s, rng, scratch)
+    return scratch[rng_below(rng, module.legal_moves(s, scratch))]
+
+
+@overload(random_legal_move, jit_options=_INLINE)
+def _random_legal_move(s, rng, scratch):
+    module = kernels_for(s)
+    if hasattr(module, "random_legal_move"):
+        impl = module.random_legal_move
+        return lambda s, rng, scratch: impl(s, rng, scratch)
+    listing = module.legal_moves
+    return lambda s, rng, scratch: scratch[rng_below(rng, listing(s, scratch))]
 
 
 def max_moves(s: Record) -> int:
@@ -360,7 +402,7 @@ def max_moves(s: Record) -> int:
     return module.move_capacity(s) if hasattr(module, "move_capacity") else module.MAX_MOVES
 
 
-@overload(max_moves)
+@overload(max_moves, jit_options=_INLINE)
 def _max_moves(s):
     module = kernels_for(s)
     if hasattr(module, "move_capacity"):
@@ -374,7 +416,7 @@ def move_bound(s: Record) -> int:
     return kernels_for(s).MOVE_BOUND
 
 
-@overload(move_bound)
+@overload(move_bound, jit_options=_INLINE)
 def _move_bound(s):
     n = kernels_for(s).MOVE_BOUND
     return lambda s: n
@@ -411,7 +453,7 @@ def margin(s: Record) -> int:
     return module.margin(s) if hasattr(module, "margin") else _outcome_margin(s)
 
 
-@overload(margin)
+@overload(margin, jit_options=_INLINE)
 def _margin(s):
     module = kernels_for(s)
     impl = module.margin if hasattr(module, "margin") else _outcome_margin
@@ -425,7 +467,7 @@ def margin_bounds(s: Record) -> tuple[int, int]:
     return (-UNBOUNDED_MARGIN, UNBOUNDED_MARGIN) if hasattr(module, "margin") else (-1, 1)
 
 
-@overload(margin_bounds)
+@overload(margin_bounds, jit_options=_INLINE)
 def _margin_bounds(s):
     module = kernels_for(s)
     if hasattr(module, "margin_bounds"):
@@ -440,7 +482,7 @@ def solve_key(s: Record) -> int:
     return module.solve_key(s) if hasattr(module, "solve_key") else module.state_hash(s)
 
 
-@overload(solve_key)
+@overload(solve_key, jit_options=_INLINE)
 def _solve_key(s):
     module = kernels_for(s)
     impl = module.solve_key if hasattr(module, "solve_key") else module.state_hash
@@ -452,7 +494,7 @@ def endgame_value(s: Record, db: np.ndarray, k: int) -> int:
     return module.endgame_value(s, db, k) if hasattr(module, "endgame_value") else NO_ENDGAME_VALUE
 
 
-@overload(endgame_value)
+@overload(endgame_value, jit_options=_INLINE)
 def _endgame_value(s, db, k):
     module = kernels_for(s)
     if hasattr(module, "endgame_value"):
@@ -467,7 +509,7 @@ def new_states(s: Record, n: int) -> np.ndarray:
     return np.empty(n, kernels_for(s).STATE_DTYPE)
 
 
-@overload(new_states)
+@overload(new_states, jit_options=_INLINE)
 def _new_states(s, n):
     dtype = kernels_for(s).STATE_DTYPE
     return lambda s, n: np.empty(n, dtype)
@@ -485,17 +527,34 @@ def value_for(s, player):
 
 
 @kernel
-def random_playout(s, rng, moves):
-    """Plays uniformly random moves from ``s`` (in place) to the end; returns the plies played.
-
-    rng: uint64[1]; moves: int64[>=MAX_MOVES] scratch.
-    """
+def default_random_playout(s, rng, scratch):
+    """The contract's default ``random_playout``: ``random_legal_move`` and ``apply_move`` from
+    ``s`` (in place) to the end; returns the plies played. A game's own ``random_playout`` must
+    give exactly this (the tests compare them)."""
     plies = 0
     while not is_terminal(s):
-        n = legal_moves(s, moves)
-        apply_move(s, moves[rng_below(rng, n)])
+        apply_move(s, random_legal_move(s, rng, scratch))
         plies += 1
     return plies
+
+
+def random_playout(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
+    """Plays uniformly random moves from ``s`` (in place) to the end; returns the plies played.
+
+    rng: uint64[1]; scratch: int64[>=max_moves(s)]. The game's own kernel when it has one, else
+    :func:`default_random_playout`.
+    """
+    module = kernels_for(s)
+    if hasattr(module, "random_playout"):
+        return module.random_playout(s, rng, scratch)
+    return default_random_playout(s, rng, scratch)
+
+
+@overload(random_playout, jit_options=_INLINE)
+def _random_playout(s, rng, scratch):
+    module = kernels_for(s)
+    impl = module.random_playout if hasattr(module, "random_playout") else default_random_playout
+    return lambda s, rng, scratch: impl(s, rng, scratch)
 
 
 @kernel

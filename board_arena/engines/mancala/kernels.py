@@ -23,7 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from board_arena.engines._jit import kernel, lowest_bit_index, mix64
+from board_arena.engines._jit import (
+    bits_below,
+    kernel,
+    lowest_bit_index,
+    mix64,
+    popcount,
+    rng_below,
+    rng_step,
+)
 from board_arena.engines.contract import (
     FIRST_GAME_REASON,
     LEGAL,
@@ -55,6 +63,7 @@ STATE_DTYPE = state_dtype(
 # BYTE_ONES[n]: 0x01 in each of the n low bytes (a run of pits j..k-1 is BYTE_ONES[k] - BYTE_ONES[j]).
 BYTE_ONES = np.array([sum(1 << (8 * i) for i in range(n)) for n in range(9)], dtype=np.uint64)
 _LOW_BITS = np.uint64(0x0101_0101_0101_0101)
+_HIGH_BITS = np.uint64(0x8080_8080_8080_8080)
 _BYTE = np.uint64(0xFF)
 _U1 = np.uint64(1)
 _U2 = np.uint64(2)
@@ -138,12 +147,11 @@ def illegal_reason(s, move):
 
 
 @kernel(inline="always")
-def apply_move(s, move):
-    """Sows the mover's pit ``move``, then extra turn, capture and the end-of-game sweep."""
-    me = np.int64(s["to_move"])
-    pits = np.int64(s["pits"])
-    mine = s["rows"][me]
-    theirs = s["rows"][1 - me]
+def _sow(mine, theirs, move, pits, capture, empty_capture):
+    """Sows the mover's pit ``move`` and applies a capture, on the two row words (the mover's,
+    the opponent's) held in registers: the one home of the sowing rules, for ``apply_move`` and
+    ``random_playout``. Returns ``(mine, theirs, banked, extra_turn)``: the rows after the move,
+    the seeds it puts in the mover's store, and whether its last seed landed there."""
     seeds = _pit(mine, move)
     mine = _without_pit(mine, move)
     banked = 0
@@ -185,15 +193,24 @@ def apply_move(s, move):
     if last == _LAST_OWN_PIT and _pit(mine, last_pit) == 1:
         opposite = pits - 1 - last_pit
         taken = _pit(theirs, opposite)
-        if s["capture"] == CAPTURE_KALAH:
-            if taken > 0 or s["empty_capture"]:
+        if capture == CAPTURE_KALAH:
+            if taken > 0 or empty_capture:
                 banked += taken + 1
                 theirs = _without_pit(theirs, opposite)
                 mine = _without_pit(mine, last_pit)
         elif taken > 0:
             banked += taken
             theirs = _without_pit(theirs, opposite)
+    return mine, theirs, banked, last == _LAST_STORE
 
+
+@kernel(inline="always")
+def apply_move(s, move):
+    """Sows the mover's pit ``move``, then extra turn, capture and the end-of-game sweep."""
+    me = np.int64(s["to_move"])
+    mine, theirs, banked, extra_turn = _sow(
+        s["rows"][me], s["rows"][1 - me], move, np.int64(s["pits"]), s["capture"], s["empty_capture"]
+    )
     stores = s["stores"]
     stores[me] += banked
     if mine == 0 or theirs == 0:
@@ -202,10 +219,68 @@ def apply_move(s, move):
         mine = np.uint64(0)
         theirs = np.uint64(0)
         s["terminal"] = 1
-    elif last != _LAST_STORE:
+    elif not extra_turn:
         s["to_move"] = 1 - me
     s["rows"][me] = mine
     s["rows"][1 - me] = theirs
+
+
+@kernel(inline="always")
+def _nth_nonempty_pit(nonempty, k):
+    """The pit of the ``k``-th (from 0) set bit of a ``_nonempty_pits`` word, without a loop:
+    byte j of ``nonempty * 0x0101...`` counts the non-empty pits 0..j (at most 8, no carry), and
+    the pit sought is the number of bytes whose count is at most ``k`` (SWAR compare: the high
+    bit of ``(count | 0x80) - (k + 1)`` is set iff count > k)."""
+    counts = nonempty * _LOW_BITS
+    above = ((counts | _HIGH_BITS) - _LOW_BITS * np.uint64(k + 1)) & _HIGH_BITS
+    return popcount(~above & _HIGH_BITS)
+
+
+@kernel(inline="always")
+def random_legal_move(s, rng, scratch):
+    """``legal_moves``' move at index ``rng_below(rng, n)``, from the row word without a list."""
+    nonempty = _nonempty_pits(s["rows"][s["to_move"]])
+    return _nth_nonempty_pit(nonempty, rng_below(rng, popcount(nonempty)))
+
+
+@kernel
+def random_playout(s, rng, scratch):
+    """``random_legal_move`` and ``apply_move`` to the end, move for move, with the two rows, the
+    stores and the generator in registers (the mover's row first: the rows swap when the turn
+    passes); the record and ``rng`` are written once, at the end. Returns the plies played."""
+    if s["terminal"]:
+        return 0
+    me = np.int64(s["to_move"])
+    mine = s["rows"][me]
+    theirs = s["rows"][1 - me]
+    my_store = np.int64(s["stores"][me])
+    their_store = np.int64(s["stores"][1 - me])
+    pits = np.int64(s["pits"])
+    capture = s["capture"]
+    empty_capture = s["empty_capture"]
+    x = rng[0]
+    plies = 0
+    while True:
+        x, bits = rng_step(x)
+        nonempty = _nonempty_pits(mine)
+        move = _nth_nonempty_pit(nonempty, bits_below(bits, popcount(nonempty)))
+        mine, theirs, banked, extra_turn = _sow(mine, theirs, move, pits, capture, empty_capture)
+        my_store += banked
+        plies += 1
+        if mine == 0 or theirs == 0:
+            break
+        if not extra_turn:
+            mine, theirs = theirs, mine
+            my_store, their_store = their_store, my_store
+            me = 1 - me
+    s["stores"][me] = my_store + _row_sum(mine)
+    s["stores"][1 - me] = their_store + _row_sum(theirs)
+    s["rows"][0] = 0
+    s["rows"][1] = 0
+    s["to_move"] = me
+    s["terminal"] = 1
+    rng[0] = x
+    return plies
 
 
 @kernel(inline="always")

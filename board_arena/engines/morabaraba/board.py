@@ -103,6 +103,46 @@ BIT = np.array([1 << p for p in range(N_POINTS)], dtype=np.uint64)  # uint64[24]
 BB_ALL = (1 << N_POINTS) - 1
 
 
+# Line layouts, for bit-parallel mill tests. In a layout, the points of a family of lines (the
+# rows, the columns or the diagonals) are renumbered so that line i holds bits 3i, 3i+1, 3i+2 in
+# the order of its points along the line: one shift then moves every cow of the board one step
+# along its line, and a line is complete where a bit and the two above it are set
+# (``LINE_STARTS`` marks bit 3i). The point numbering is the rows' layout already (row i is
+# points 3i..3i+2); a board goes to the other layouts and back through byte tables.
+LAYOUT_ROWS = 0
+LAYOUT_COLUMNS = 1
+LAYOUT_DIAGONALS = 2
+LAYOUT_LINES = (ROW_LINES, COLUMN_LINES, DIAGONAL_LINES)
+
+
+def _layout_tables():
+    to_layout = np.zeros((3, 3, 256), dtype=np.uint64)  # [layout, byte of the board, value]
+    from_layout = np.zeros((3, 3, 256), dtype=np.uint64)  # [layout, byte of the layout, value]
+    starts = np.zeros(3, dtype=np.uint64)
+    along = np.zeros((3, N_POINTS), dtype=np.uint64)  # neighbours along the layout's lines
+    for layout, lines in enumerate(LAYOUT_LINES):
+        position = {}
+        for i, line in enumerate(lines):
+            starts[layout] |= np.uint64(1 << 3 * i)
+            a, b, c = _points(line)
+            position.update({a: 3 * i, b: 3 * i + 1, c: 3 * i + 2})
+            along[layout, a] |= np.uint64(1 << b)
+            along[layout, b] |= np.uint64(1 << a | 1 << c)
+            along[layout, c] |= np.uint64(1 << b)
+        inverse = {bit: p for p, bit in position.items()}
+        for byte in range(3):
+            for value in range(256):
+                bits = [8 * byte + i for i in range(8) if value >> i & 1]
+                to_layout[layout, byte, value] = sum(1 << position[p] for p in bits if p in position)
+                from_layout[layout, byte, value] = sum(1 << inverse[p] for p in bits if p in inverse)
+    return to_layout, from_layout, starts, along
+
+
+TO_LAYOUT, FROM_LAYOUT, LINE_STARTS, NEIGHBOURS_ALONG = _layout_tables()
+# The kernels skip the rows' tables: they map a board to itself.
+assert all(_points(line) == (3 * i, 3 * i + 1, 3 * i + 2) for i, line in enumerate(ROW_LINES))
+
+
 def mill_name(m: int) -> str:
     """A mill written by its points along the line, e.g. ``a7-d7-g7``."""
     return "-".join(POINT_NAMES[p] for p in LINES[m])

@@ -31,7 +31,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from board_arena.engines._jit import kernel, lowest_bit_index, mix64, popcount
+from board_arena.engines._jit import (
+    kernel,
+    lowest_bit_index,
+    mix64,
+    nth_set_bit,
+    popcount,
+    rng_below,
+)
 from board_arena.engines.contract import (
     FIRST_GAME_REASON,
     LEGAL,
@@ -42,12 +49,19 @@ from board_arena.engines.contract import (
 from board_arena.engines.morabaraba.board import (
     BB_ALL,
     BIT,
+    FROM_LAYOUT,
+    LAYOUT_COLUMNS,
+    LAYOUT_DIAGONALS,
+    LAYOUT_ROWS,
+    LINE_STARTS,
     MILL_MASKS,
     MILL_PARTNERS,
     N_MILLS,
     N_POINTS,
     NEIGHBOUR_MASKS,
+    NEIGHBOURS_ALONG,
     POINT_MILLS,
+    TO_LAYOUT,
 )
 
 PLACE = 24  # the ``frm`` of a placement
@@ -174,14 +188,71 @@ def mills_through(d, cows, p):
     return full
 
 
+# Bit-parallel line tests on the layouts of ``board`` (each family of lines renumbered so that
+# line i holds bits 3i..3i+2): a test of every line of a family is a few shifts.
+_U2 = np.uint64(2)
+_U8 = np.uint64(8)
+_U16 = np.uint64(16)
+_BYTE = np.uint64(0xFF)
+_STARTS_8 = LINE_STARTS[LAYOUT_ROWS]  # rows and columns: 8 lines
+_STARTS_4 = LINE_STARTS[LAYOUT_DIAGONALS]  # the 4 diagonals
+
+
+@kernel(inline="always")
+def _to_layout(bb, layout):
+    return (
+        TO_LAYOUT[layout, 0, bb & _BYTE]
+        | TO_LAYOUT[layout, 1, (bb >> _U8) & _BYTE]
+        | TO_LAYOUT[layout, 2, (bb >> _U16) & _BYTE]
+    )
+
+
+@kernel(inline="always")
+def _from_layout(x, layout):
+    return (
+        FROM_LAYOUT[layout, 0, x & _BYTE]
+        | FROM_LAYOUT[layout, 1, (x >> _U8) & _BYTE]
+        | FROM_LAYOUT[layout, 2, (x >> _U16) & _BYTE]
+    )
+
+
+@kernel(inline="always")
+def _completing(x, starts):
+    """The bits of a layout board that complete a line of ``x``: its other two bits are set."""
+    return (
+        ((x >> _U1) & (x >> _U2) & starts)
+        | ((x << _U1) & (x >> _U1) & (starts << _U1))
+        | ((x << _U1) & (x << _U2) & (starts << _U2))
+    )
+
+
+@kernel(inline="always")
+def _in_full_lines(x, starts):
+    """The bits of a layout board ``x`` in lines of ``x`` that are complete."""
+    full = x & (x >> _U1) & (x >> _U2) & starts
+    return full | (full << _U1) | (full << _U2)
+
+
+@kernel(inline="always")
+def line_completions(d, own):
+    """(rows, columns, diagonals): the points that would complete a row, a column or a diagonal
+    of which ``own`` holds the other two points (occupied points included; diagonals 0 without
+    them)."""
+    rows = _completing(own, _STARTS_8)
+    columns = _from_layout(_completing(_to_layout(own, LAYOUT_COLUMNS), _STARTS_8), LAYOUT_COLUMNS)
+    diagonals = _U0
+    if d:
+        diagonals = _from_layout(_completing(_to_layout(own, LAYOUT_DIAGONALS), _STARTS_4), LAYOUT_DIAGONALS)
+    return rows, columns, diagonals
+
+
 @kernel(inline="always")
 def cows_in_mills(d, cows):
     """The cows of ``cows`` that stand in a complete mill (bitboard)."""
-    inside = _U0
-    for m in range(N_MILLS):
-        mask = MILL_MASKS[d, m]
-        if cows & mask == mask:
-            inside |= mask
+    inside = _in_full_lines(cows, _STARTS_8)
+    inside |= _from_layout(_in_full_lines(_to_layout(cows, LAYOUT_COLUMNS), _STARTS_8), LAYOUT_COLUMNS)
+    if d:
+        inside |= _from_layout(_in_full_lines(_to_layout(cows, LAYOUT_DIAGONALS), _STARTS_4), LAYOUT_DIAGONALS)
     return inside
 
 
@@ -224,13 +295,9 @@ def _emit(out, n, base, targets):
 
 
 @kernel(inline="always")
-def legal_moves(s, out):
-    """Placements, slides or flights of the player to move, one id per possible shot.
-
-    out: int64[>=MAX_MOVES]; returns the count. Order: by from point, then to point, then shot.
-    """
-    if s["end"] != END_NONE:
-        return 0
+def _legal_moves_by_arrivals(s, out):
+    """``legal_moves`` by testing every arrival with ``_arrival``: the general case, which the
+    remill rule needs (a blocked mill may forbid a move or keep it from shooting)."""
     me = np.int64(s["to_move"])
     d = np.int64(s["diagonals"])
     own = s["cows"][me]
@@ -275,6 +342,159 @@ def legal_moves(s, out):
                 out[n] = base + to * 32 + NO_SHOT
                 n += 1
     return n
+
+
+# Where a move forms a mill, without a test per move. With no mill blocked (always, unless the
+# remill rule is on and the mover has just broken and remade one), a cow arriving on ``to``
+# forms a mill iff it completes a line whose other two points hold the mover's other cows. A
+# placement completes any line through ``to``; a slide along a line never completes that line
+# (the point it leaves is on it), only another line through ``to``; a flight completes any line
+# through ``to`` that does not hold the point it leaves. So the mill-forming destinations of
+# every source follow from the three ``line_completions`` of the mover's cows.
+
+
+@kernel(inline="always")
+def _arrivals(d, own, empty):
+    """(mill-forming points for a placement, for a slide along a row, along a column, along a
+    diagonal), all empty points."""
+    rows, columns, diagonals = line_completions(d, own)
+    rows &= empty
+    columns &= empty
+    diagonals &= empty
+    return rows | columns | diagonals, columns | diagonals, rows | diagonals, rows | columns
+
+
+@kernel(inline="always")
+def _source(d, own, frm, empty, fly, near, across_rows, across_columns, across_diagonals):
+    """(destinations, mill-forming destinations) of the mover's cow on ``frm`` (PLACE: the hand),
+    the last four as ``_arrivals`` gives them; no mill blocked."""
+    if frm == PLACE:
+        return empty, near
+    if fly:
+        return empty, _mill_forming(d, own & ~BIT[frm], near)
+    dests = NEIGHBOUR_MASKS[d, frm] & empty
+    heavy = (
+        (NEIGHBOURS_ALONG[LAYOUT_ROWS, frm] & across_rows)
+        | (NEIGHBOURS_ALONG[LAYOUT_COLUMNS, frm] & across_columns)
+        | (NEIGHBOURS_ALONG[LAYOUT_DIAGONALS, frm] & across_diagonals)
+    )
+    return dests, dests & heavy
+
+
+@kernel(inline="always")
+def _mill_forming(d, rest, candidates):
+    """The points of ``candidates`` where a cow arriving forms a mill with ``rest``."""
+    formed = _U0
+    while candidates != _U0:
+        to = lowest_bit_index(candidates)
+        candidates &= candidates - _U1
+        if forms_mill(d, rest, to):
+            formed |= BIT[to]
+    return formed
+
+
+@kernel(inline="always")
+def legal_moves(s, out):
+    """Placements, slides or flights of the player to move, one id per possible shot.
+
+    out: int64[>=MAX_MOVES]; returns the count. Order: by from point, then to point, then shot.
+    """
+    if s["end"] != END_NONE:
+        return 0
+    me = np.int64(s["to_move"])
+    if s["blocked"][me] != 0:
+        return _legal_moves_by_arrivals(s, out)
+    d = np.int64(s["diagonals"])
+    own = s["cows"][me]
+    opp = s["cows"][1 - me]
+    empty = _BB_ALL & ~(own | opp)
+    near, across_rows, across_columns, across_diagonals = _arrivals(d, own, empty)
+    targets = shootable(d, opp) if near != _U0 else _U0
+    fly = is_flying(s, me)
+    sources = _U1 << np.uint64(PLACE) if s["in_hand"][me] > 0 else own
+    n = 0
+    while sources != _U0:
+        frm = lowest_bit_index(sources)
+        sources &= sources - _U1
+        dests, heavy = _source(d, own, frm, empty, fly, near, across_rows, across_columns, across_diagonals)
+        base = frm * 1024
+        while dests != _U0:
+            to = lowest_bit_index(dests)
+            dests &= dests - _U1
+            if heavy & BIT[to] != _U0:
+                n = _emit(out, n, base + to * 32, targets)
+            else:
+                out[n] = base + to * 32 + NO_SHOT
+                n += 1
+    return n
+
+
+# A random legal move without the list (``random_legal_move``): the move that ``legal_moves``
+# lists at a uniformly random index, found by counting. A source's moves in the list are its
+# destinations in order, a mill-forming one once per cow it may shoot, so one pass over the
+# sources counts the moves and a second finds the source, then the move, of the drawn index.
+
+
+@kernel(inline="always")
+def _shot(targets, slot):
+    """The shot of a mill-forming move's ``slot``-th copy: the slot-th target, or none."""
+    return nth_set_bit(targets, slot) if targets != _U0 else NO_SHOT
+
+
+@kernel(inline="always")
+def _kth_move(frm, dests, heavy, shots, targets, k):
+    """The ``k``-th move of the source ``frm`` in list order (``heavy``: its destinations that
+    form a mill, each ``shots`` moves, one per cow of ``targets``, or one without a shot)."""
+    passed = 0  # heavy destinations before the one looked at
+    while heavy != _U0:
+        to = lowest_bit_index(heavy)
+        heavy &= heavy - _U1
+        first = popcount(dests & (BIT[to] - _U1)) + (shots - 1) * passed
+        if k < first:
+            break
+        if k < first + shots:
+            return encode_move(frm, to, _shot(targets, k - first))
+        passed += 1
+    return encode_move(frm, nth_set_bit(dests, k - (shots - 1) * passed), NO_SHOT)
+
+
+@kernel(inline="always")
+def random_legal_move(s, rng, scratch):
+    """The move that ``legal_moves`` lists at ``rng_below(rng, n)`` (``n`` legal moves) in the
+    non-terminal ``s``, found without listing them (see above); with a mill blocked by the remill
+    rule, from the list in ``scratch``."""
+    me = np.int64(s["to_move"])
+    if s["blocked"][me] != 0:
+        return scratch[rng_below(rng, _legal_moves_by_arrivals(s, scratch))]
+    d = np.int64(s["diagonals"])
+    own = s["cows"][me]
+    opp = s["cows"][1 - me]
+    empty = _BB_ALL & ~(own | opp)
+    near, across_rows, across_columns, across_diagonals = _arrivals(d, own, empty)
+    targets = _U0
+    shots = 1
+    if near != _U0:
+        targets = shootable(d, opp)
+        shots = max(popcount(targets), 1)
+    fly = is_flying(s, me)
+    all_sources = _U1 << np.uint64(PLACE) if s["in_hand"][me] > 0 else own
+    n = 0
+    sources = all_sources
+    while sources != _U0:
+        frm = lowest_bit_index(sources)
+        sources &= sources - _U1
+        dests, heavy = _source(d, own, frm, empty, fly, near, across_rows, across_columns, across_diagonals)
+        n += popcount(dests) + (shots - 1) * popcount(heavy)
+    k = rng_below(rng, n)
+    sources = all_sources
+    while True:
+        frm = lowest_bit_index(sources)
+        sources &= sources - _U1
+        dests, heavy = _source(d, own, frm, empty, fly, near, across_rows, across_columns, across_diagonals)
+        count = popcount(dests) + (shots - 1) * popcount(heavy)
+        if k < count:
+            return _kth_move(frm, dests, heavy, shots, targets, k)
+        k -= count
 
 
 # ``illegal_reason`` codes of this game.

@@ -1,0 +1,68 @@
+"""Bytes per node of ``mcts`` at the peak of one search, measured with tracemalloc (which numpy's
+array allocations report to) around a search that grows its tree to about a million records.
+
+    python experiments/mcts_memory.py --game kalah --simulations 400000
+
+Prints the peak traced memory of the search, the records (tried and untried children) and nodes
+(tried children, one per simulation that made one) it ended with, and the bytes per each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+
+import numpy as np
+
+from board_arena import engines
+from board_arena.agents.base import Limit
+from board_arena.agents.mcts import (
+    COUNT_NODES,
+    COUNT_RECORDS,
+    COUNT_SIMULATIONS,
+    NODE,
+    WIDE_NODE,
+    grow_tree,
+    init_tree,
+    mcts_run,
+)
+from board_arena.engines import contract
+from board_arena.engines._jit import rng_from_seed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="kalah", help="game spec (default kalah)")
+    parser.add_argument("--simulations", type=int, default=400_000, help="simulations of the measured search")
+    args = parser.parse_args()
+    root = engines.make(args.game).new_initial_state(seed=0).data
+    rng = rng_from_seed(0)
+    room = contract.max_moves(root)
+    dtype = NODE if contract.move_bound(root) <= 2**31 else WIDE_NODE  # as the agent chooses
+
+    def search(simulations: int) -> np.ndarray:
+        """The ``mcts`` agent's search (``TreeSearchAgent._select``), c = 1.4; returns its counters."""
+
+        def run(tree: np.ndarray, counters: np.ndarray, target: int, deadline: int) -> int:
+            return mcts_run(root, tree, counters, 1.4, target, deadline, rng)
+
+        return grow_tree(run, dtype, init_tree, Limit(iterations=simulations), simulations, room)[1]
+
+    search(10)  # compile outside the measure
+    tracemalloc.start()
+    start = time.process_time()
+    counters = search(args.simulations)
+    cpu = time.process_time() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    records, nodes = int(counters[COUNT_RECORDS]), int(counters[COUNT_NODES])
+    print(
+        f"{args.game}: {counters[COUNT_SIMULATIONS]:,} simulations in {cpu:.2f} s CPU; {records:,} records "
+        f"({dtype.itemsize} bytes each), {nodes:,} nodes (tried children); peak {peak / 2**20:.1f} MiB: "
+        f"{peak / records:.1f} bytes per record, {peak / nodes:.1f} bytes per node"
+    )
+
+
+if __name__ == "__main__":
+    main()
