@@ -553,6 +553,16 @@ class Game:
         variant (the compiled lookup does not check its index)."""
         raise ValueError(f"{self.name} has no endgame databases")
 
+    def check_endgame_size(self, state: "State", size: int) -> None:
+        """Raises ValueError unless the variant of ``state`` can have (and build) a database of
+        ``size``: what agents check when they are made, before any game is played."""
+        raise ValueError(f"{self.name} has no endgame databases")
+
+    def default_endgame_size(self, state: "State") -> int:
+        """The database size that an agent uses when not told (0: none): a game with databases
+        picks one that is quick to build or already built."""
+        return 0
+
 
 class State:
     """A position of a game, with the moves that led to it.
