@@ -869,6 +869,9 @@ def solve(
     exact_value = int(contract.endgame_value(data, db, k))
     if exact_value != contract.NO_ENDGAME_VALUE:
         lower = upper = exact_value
+    known = _probe(table, np.uint64(contract.solve_key(data)))  # an earlier solve's or the book's
+    if known:
+        lower, upper = max(lower, int(_lower_of(known))), min(upper, int(_upper_of(known)))
     # The search's value is the change of the margin from here, seen by the mover.
     first = 0 if guess is None else sign * (int(guess) - base)
     if guess_depth is None:
@@ -878,6 +881,7 @@ def solve(
     control = np.zeros(CONTROL_SIZE, np.int64)
     stats = np.zeros((threads, STAT_SIZE), np.int64)
     cpu = 0.0
+    guess_table = None
     if guess_depth and lower < upper:
         guess_table = new_solver_table(min(64.0, max(0.01, table.nbytes / 2**20 / 16)))
         estimate_stats = np.zeros(STAT_SIZE, np.int64)
@@ -914,8 +918,12 @@ def solve(
     legal = state.legal_moves()
     fallback = None
     if not exact:
-        # The move that proved the best lower bound, else the table's move of the root.
-        guess_index = index if index >= 0 else _move_of(_probe(table, np.uint64(contract.solve_key(data))))
+        # The move that proved the best lower bound, else the table's move of the root, else the
+        # estimates' (when the budget ran out before the exact search began).
+        key = np.uint64(contract.solve_key(data))
+        guess_index = index if index >= 0 else _move_of(_probe(table, key))
+        if guess_index < 0 and guess_table is not None:
+            guess_index = _move_of(_probe(guess_table, key))
         fallback = int(legal[guess_index]) if 0 <= guess_index < len(legal) else None
     if book is not None and exact and stats[:, STAT_NODES].sum() >= 1 << (book.min_work - 1):
         book.harvest(table)  # a solve this cheap cannot have proved anything the book keeps
