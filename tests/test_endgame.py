@@ -252,3 +252,10 @@ def test_solve_py_refuses_a_damaged_database_in_one_line(capsys, cache):
     assert module.main(["--game", f"kalah:pits={PITS},seeds=2,empty_capture=true", "--endgame", str(SEEDS),
                         "--rebuild-endgame", "--quiet"]) == 0
     assert "a loss by 2" in capsys.readouterr().out
+
+
+def test_the_default_database_is_small_and_never_has_more_seeds_than_the_game(cache):
+    small = engines.make("kalah", pits=3, seeds=3)
+    assert small.default_endgame_size(small.new_initial_state(0)) == 18  # all of its 18 seeds
+    kalah = engines.make("kalah")
+    assert kalah.default_endgame_size(kalah.new_initial_state(0)) == 16  # the largest of at most 2**25 positions

@@ -189,13 +189,16 @@ your letters are printed on your side of the board."""
 
     def default_endgame_size(self, state: State) -> int:
         """The largest database of the variant already in the cache folder, else the largest of
-        at most ``DEFAULT_ENDGAME_POSITIONS`` positions (Kalah with 6 pits: 16 seeds)."""
+        at most ``DEFAULT_ENDGAME_POSITIONS`` positions (Kalah with 6 pits: 16 seeds); never more
+        seeds than the game has (a bigger database would hold nothing more of use)."""
         s = state.data
+        south, north = kernels.pit_counts(s)
+        seeds = int(sum(south)) + int(sum(north)) + int(s["stores"].sum())
         built = endgame.available_sizes(int(s["pits"]), int(s["capture"]), bool(s["empty_capture"]))
         if built:
-            return max(built)
+            return min((k for k in built if k >= seeds), default=max(built))
         size = 0
-        while size < kernels.MAX_DB_SEEDS and endgame.database_size(int(s["pits"]), size + 1) <= self.DEFAULT_ENDGAME_POSITIONS:
+        while size < min(seeds, kernels.MAX_DB_SEEDS) and endgame.database_size(int(s["pits"]), size + 1) <= self.DEFAULT_ENDGAME_POSITIONS:
             size += 1
         return size
 
