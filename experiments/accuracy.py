@@ -9,10 +9,13 @@ opens with 0..6 random moves, then two agents drawn from a varied pool (greedy, 
 depth 2 and 4, MCTS of 300 iterations, random) play it out, and one of its positions is picked
 at random. Every move of every picked position is solved exactly (board_arena/agents/solver.py,
 with the Kalah endgame database the solver agent uses); the values are cached in the cache folder
-(``$BOARD_ARENA_CACHE/accuracy``), so a second run costs only the agents' time.
+(``$BOARD_ARENA_CACHE/accuracy``), so a second run costs only the agents' time, and the solves'
+expensive proofs go into the variant's book of solved positions (``--no-book``: not), which the
+perfect-play agent reads: a position solved once stays solved.
 
 Each agent is then asked for a move in each position at each budget (seconds per move, wall
-clock; an agent is reused across positions and reset between them, as in the arena), and the
+clock; an agent is reused across positions and reset between them, as in the arena; an agent
+without a time budget, such as random, greedy, minimax or td-kalah, is judged once), and the
 move is judged by its exact value: it *keeps the value* when its final margin under perfect play
 equals the position's (no margin lost), and the *margin lost* is how much worse it is for the
 mover. Printed: per game, agent and budget, the share of moves that keep the value (95% Wilson
@@ -41,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from board_arena import agents, engines  # noqa: E402
 from board_arena.agents.base import Limit  # noqa: E402
-from board_arena.agents.solver import new_solver_table, solve  # noqa: E402
+from board_arena.agents.solver import Book, new_solver_table, solve  # noqa: E402
 from board_arena.engines import datafile  # noqa: E402
 
 DEFAULT_GAMES = "kalah,konane:size=5"
@@ -102,8 +105,11 @@ def sample_positions(game: engines.Game, count: int, seed: int) -> list[engines.
 class ExactValues:
     """Final margins (player 0's) under perfect play, solved once and cached on disk per variant."""
 
-    def __init__(self, game: engines.Game, table_mb: float):
+    def __init__(self, game: engines.Game, table_mb: float, book: bool = True):
         self.game = game
+        # The variant's book of solved positions (cache folder): the expensive proofs of these
+        # solves go into it, where the solver agent (and any later solve) finds them.
+        self.book = Book(game) if book else None
         digest = hashlib.sha1(repr(game).encode()).hexdigest()[:12]
         self.path = datafile.cache_root() / "accuracy" / f"{game.name}-{digest}.json"
         self.values: dict[str, int] = {}
@@ -135,7 +141,7 @@ class ExactValues:
                 size = self.game.default_endgame_size(state)  # the solver agent's: built once for both
                 if size:
                     self._db = self.game.endgame_database(state, size, build_missing=True, progress=True)
-            solution = solve(state, table=self._table, endgame=self._db)
+            solution = solve(state, table=self._table, endgame=self._db, book=self.book)
             assert solution.exact and solution.margin is not None
             self.values[key] = solution.margin
             self.solved += 1
@@ -147,6 +153,8 @@ class ExactValues:
         return {int(m): self.margin(state.copy().play(int(m))) for m in state.legal_moves()}
 
     def save(self) -> None:
+        if self.book is not None and self.solved:
+            self.book.save()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_name(f"{self.path.name}.tmp-{os.getpid()}")
         temporary.write_text(json.dumps({"game": repr(self.game), "values": self.values}))
@@ -161,7 +169,7 @@ class ExactValues:
 class Row:
     game: str
     agent: str
-    budget: float
+    budget: float | None  # None: the agent takes no time budget (judged once)
     moves: int
     kept: int
     lost: list[int]
@@ -184,17 +192,23 @@ class Row:
         return float(lost.mean()), half
 
 
-def judge(game: engines.Game, positions: list, margins: list[dict[int, int]], spec: str, budget: float,
+def takes_time(spec: str) -> bool:
+    """Whether the agent's moves depend on a time budget (random, greedy, minimax and td-kalah's
+    do not: they are judged once)."""
+    return any(param.name == "time" for param in type(agents.make_agent(spec)).PARAMS)
+
+
+def judge(game: engines.Game, positions: list, margins: list[dict[int, int]], spec: str, budget: float | None,
           seed: int) -> Row | None:
-    """The agent's moves at ``budget`` seconds per move, judged by their exact values (None if the
-    agent does not play the game)."""
+    """The agent's moves at ``budget`` seconds per move (None: its own budget), judged by their
+    exact values (None if the agent does not play the game)."""
     agent = agents.make_agent(spec, seed=seed)
     try:
         agent.check_game(game)
     except ValueError:
         return None
     agent.warm_up(game)
-    limit = Limit(time=budget)
+    limit = Limit(time=budget) if budget is not None else agent.limit
     kept, lost = 0, []
     for i, (state, values) in enumerate(zip(positions, margins)):
         agent.reset(seed + i)
@@ -215,7 +229,8 @@ def markdown(rows: list[Row]) -> str:
     for row in rows:
         low, high = row.share_interval()
         mean, half = row.mean_lost()
-        lines.append(f"| {row.game} | {row.agent} | {row.budget:g} | {row.moves} | {100 * row.share:.0f}% "
+        budget = "-" if row.budget is None else f"{row.budget:g}"
+        lines.append(f"| {row.game} | {row.agent} | {budget} | {row.moves} | {100 * row.share:.0f}% "
                      f"({100 * low:.0f}-{100 * high:.0f}) | {mean:.2f} ± {half:.2f} |")
     return "\n".join(lines)
 
@@ -228,12 +243,15 @@ def plot(rows: list[Row], path: Path) -> None:
     fig = Figure(figsize=(6 * len(games), 4.5))
     for g, game in enumerate(games):
         ax = fig.add_subplot(1, len(games), g + 1)
+        budgets = sorted({row.budget for row in rows if row.budget is not None}) or [1.0]
         for agent in dict.fromkeys(row.agent for row in rows if row.game == game):
             mine = [row for row in rows if row.game == game and row.agent == agent]
+            if mine[0].budget is None:  # no time budget: one value, drawn across the budgets
+                mine = mine * len(budgets)
             share = np.array([100 * row.share for row in mine])
             low, high = np.array([row.share_interval() for row in mine]).T * 100
             yerr = np.maximum(0.0, [share - low, high - share])  # rounding would make 0 slightly negative
-            ax.errorbar([row.budget for row in mine], share, yerr=yerr, fmt="o-", capsize=3,
+            ax.errorbar(budgets, share, yerr=yerr, fmt="o-" if mine[0].budget is not None else "s--", capsize=3,
                         label=agent)
         ax.set_xscale("log")
         ax.set_xlabel("seconds per move")
@@ -255,6 +273,8 @@ def parse_args(argv):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--table-mb", type=float, default=512.0, help="table of the exact solves, MiB (default 512)")
     parser.add_argument("--out", default="accuracy-run", help="folder of the table, data and plot")
+    parser.add_argument("--no-book", dest="book", action="store_false",
+                        help="do not add the exact solves' proofs to the variant's book of solved positions")
     args = parser.parse_args(argv)
     if args.positions < 2:
         parser.error(f"--positions must be at least 2, not {args.positions}")
@@ -298,15 +318,15 @@ def run(args) -> int:
     for g, game in enumerate(args.games):
         started = time.perf_counter()
         positions = sample_positions(game, args.positions, args.seed + 1000 * g)
-        exact = ExactValues(game, args.table_mb)
+        exact = ExactValues(game, args.table_mb, book=args.book)
         try:
             margins = [exact.move_margins(state) for state in positions]
         finally:
             exact.save()
         print(f"{game!r}: {len(positions)} positions, {exact.solved} new exact solves "
               f"({exact.cpu_seconds:.1f} s processor time), {time.perf_counter() - started:.0f} s in all", flush=True)
-        for budget in args.budgets:
-            for a, spec in enumerate(args.agents):
+        for a, spec in enumerate(args.agents):
+            for budget in args.budgets if takes_time(spec) else [None]:
                 row = judge(game, positions, margins, spec, budget, args.seed + 7919 * a)
                 if row is not None:
                     rows.append(row)

@@ -45,6 +45,7 @@ def test_the_perfect_agent_keeps_every_value_and_random_loses_some(tmp_path, cac
     for row in rows:
         assert row["moves"] == 6 and len(row["lost"]) == 6 and all(loss >= 0 for loss in row["lost"])
         assert row["kept"] == sum(loss == 0 for loss in row["lost"])
+        assert (row["budget"] is None) == (row["agent"] == "random")  # no time budget: judged once
         if row["agent"] == "solver":
             assert row["kept"] == 6
     assert (out / "accuracy.md").read_text().count("\n") == 2 + len(rows)
