@@ -16,10 +16,12 @@ perfect-play agent reads: a position solved once stays solved.
 Each agent is then asked for a move in each position at each budget (seconds per move, wall
 clock; an agent is reused across positions and reset between them, as in the arena; an agent
 without a time budget, such as random, greedy, minimax or td-kalah, is judged once), and the
-move is judged by its exact value: it *keeps the value* when its final margin under perfect play
-equals the position's (no margin lost), and the *margin lost* is how much worse it is for the
-mover. Printed: per game, agent and budget, the share of moves that keep the value (95% Wilson
-interval) and the mean margin lost per move (95% normal interval), as a Markdown table; the
+move is judged by its exact value: it *keeps the value* when the game-theoretic result after it
+(win, draw or loss under perfect play) is the position's, it *keeps the margin* when its final
+margin under perfect play is the position's, and the *margin lost* is how much worse that margin
+is for the mover. Printed: per game, agent and budget, the share of moves that keep the value
+(95% Wilson interval), the share that keep the margin, and the mean margin lost per move (95%
+normal interval), as a Markdown table; the
 table (``accuracy.md``), the raw judgements (``accuracy.json``) and a plot (``accuracy.png``)
 go into ``--out``. The perfect-play agent (``solver``) must keep the value at every move.
 
@@ -171,8 +173,8 @@ class Row:
     agent: str
     budget: float | None  # None: the agent takes no time budget (judged once)
     moves: int
-    kept: int
-    lost: list[int]
+    kept: int  # moves that keep the result (win, draw or loss)
+    lost: list[int]  # margin lost by each move (0: it keeps the margin)
 
     @property
     def share(self) -> float:
@@ -215,23 +217,24 @@ def judge(game: engines.Game, positions: list, margins: list[dict[int, int]], sp
         move = agent.select_move(state, limit)
         sign = 1 if state.current_player == 0 else -1
         best = max(sign * v for v in values.values())
-        loss = best - sign * values[int(move)]
-        kept += loss == 0
-        lost.append(loss)
+        mine = sign * values[int(move)]
+        kept += int(np.sign(mine) == np.sign(best))
+        lost.append(int(best - mine))
     return Row(repr(game), spec, budget, len(positions), kept, lost)
 
 
 def markdown(rows: list[Row]) -> str:
     lines = [
-        "| game | agent | s/move | moves | keeps the value (95% interval) | margin lost per move (95% interval) |",
-        "|---|---|---:|---:|---|---|",
+        "| game | agent | s/move | moves | keeps the value (95% interval) | keeps the margin | margin lost per move (95% interval) |",
+        "|---|---|---:|---:|---|---:|---|",
     ]
     for row in rows:
         low, high = row.share_interval()
         mean, half = row.mean_lost()
         budget = "-" if row.budget is None else f"{row.budget:g}"
         lines.append(f"| {row.game} | {row.agent} | {budget} | {row.moves} | {100 * row.share:.0f}% "
-                     f"({100 * low:.0f}-{100 * high:.0f}) | {mean:.2f} ± {half:.2f} |")
+                     f"({100 * low:.0f}-{100 * high:.0f}) | {100 * row.lost.count(0) / row.moves:.0f}% "
+                     f"| {mean:.2f} ± {half:.2f} |")
     return "\n".join(lines)
 
 
