@@ -39,6 +39,7 @@ def test_the_analysis_notebook_runs_and_is_stored_without_outputs(tmp_path):
     text = "".join(out.get("text", "") for out in outputs) + "".join(str(out.get("data", {}).get("text/plain", "")) for out in outputs)
     assert "<Run kalah: random, greedy, mcts:iterations=100, alphabeta:depth=3; 60 of 60 games played;" in text
     assert "Standings (Elo against the agents' mean; Bradley-Terry" in text and "60 games; the first replays to" in text
+    assert "| make('konane', size=4) | solver | 0.1 | 12 | 100% (76-100) | 100% | 0.00 ± 0.00 |" in text  # the accuracy benchmark
     images = [out for out in outputs if "image/png" in out.get("data", {})]
-    assert len(images) >= 5  # Elo, scores, history, one game's searches, game lengths
+    assert len(images) >= 6  # Elo, scores, history, one game's searches, game lengths, accuracy
     assert any(path.name.startswith("arena-analysis-") for path in tmp_path.iterdir())  # not in the real /tmp

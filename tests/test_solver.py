@@ -268,3 +268,152 @@ def test_alphabeta_solve_mode_reports_the_margin():
     info = solver.last_search
     assert info.exact and info.value == 1.0 and info.margin == 2
     assert "proven win by 2" in info.summary()
+
+
+# ----------------------------------------------------------------------------------------------
+# Threads, processor-time limits, the opening book and the perfect-play agent.
+
+
+def random_positions(game, count, seed, plies=(1, 12)):
+    """Non-terminal positions reached by random play from the start."""
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(*plies))):
+            if state.is_terminal():
+                break
+            state.apply(int(rng.choice(state.legal_moves())))
+        if not state.is_terminal():
+            found.append(state)
+    return found
+
+
+def reached_by(state, move, value) -> int:
+    """South's final margin after ``move`` and perfect play on (by the reference minimax)."""
+    after = state.copy().play(move)
+    margin = int(after.score())
+    if not after.is_terminal():
+        south, north = kernels.pit_counts(after.data)
+        margin += value(tuple(south), tuple(north), after.current_player)
+    return margin
+
+
+def test_two_threads_sharing_the_table_agree_with_one_and_with_minimax():
+    """Two threads testing two values at once (agents/solver.py: prove) reach the minimax margin
+    and name a move that reaches it, from random positions of Kalah(3,5), both players to move."""
+    value = reference_margin(3, "kalah", True)
+    game = engines.make("kalah", pits=3, seeds=5, empty_capture=True)
+    for state in random_positions(game, 25, seed=21):
+        south, north = kernels.pit_counts(state.data)
+        expected = int(state.score()) + value(tuple(south), tuple(north), state.current_player)
+        for threads in (1, 2, 3):
+            solution = solve(state, table_mb=2, threads=threads)
+            assert solution.exact and solution.margin == expected and solution.threads == threads
+            assert reached_by(state, solution.move, value) == expected
+
+
+def test_a_processor_time_limit_stops_the_search_with_proven_bounds():
+    state = engines.make("kalah", pits=5, seeds=5, empty_capture=True).new_initial_state()
+    solve(state, table_mb=1, nodes=64, threads=2)  # compiles the kernels: not within the limit
+    partial = solve(state, table_mb=8, cpu_time=0.2, threads=2)
+    assert not partial.exact and partial.lower <= 2 <= partial.upper  # Kalah(5,5) is a win by 2
+    assert partial.cpu_seconds < 5 and partial.fallback in state.legal_moves()
+
+
+def test_bad_budgets_are_refused():
+    state = engines.make("kalah", pits=2, seeds=2).new_initial_state()
+    for kwargs in ({"time": -1.0}, {"cpu_time": 0.0}, {"nodes": 0}, {"threads": 0}, {"threads": 99}):
+        with pytest.raises(ValueError, match="must be"):
+            solve(state, **kwargs)
+
+
+def test_the_book_keeps_expensive_proofs_and_answers_a_fresh_table(tmp_path):
+    """A solve adds its expensive exact values to the book; a fresh table given the book solves
+    the same position with far fewer positions, to the same margin; the book survives a save and
+    a reload, and its values are the solver's."""
+    from board_arena.agents.solver import Book
+
+    game = engines.make("kalah", pits=4, seeds=4, empty_capture=True)
+    state = game.new_initial_state()
+    book = Book(game, path=tmp_path / "kalah.book", min_work=8)
+    first = solve(state, table_mb=8, book=book)
+    assert first.margin == 2 and len(book) > 0
+    assert book.value(state) == 2
+    book.save()
+    again = Book(game, path=tmp_path / "kalah.book", min_work=8)
+    assert len(again) == len(book) and np.array_equal(np.sort(again.keys), np.sort(book.keys))
+    second = solve(state, table_mb=8, book=again)
+    assert second.margin == 2 and second.nodes < first.nodes / 10
+    for position in random_positions(game, 20, seed=4, plies=(1, 6)):
+        known = again.value(position)
+        if known is not None:
+            assert known == solve(position, table_mb=4).margin
+
+
+def test_a_damaged_or_foreign_book_is_refused_in_one_line(tmp_path):
+    from board_arena.agents.solver import Book
+
+    game = engines.make("kalah", pits=3, seeds=3, empty_capture=True)
+    book = Book(game, path=tmp_path / "b.book", min_work=1)
+    solve(game.new_initial_state(), table_mb=1, book=book)
+    book.save()
+    raw = (tmp_path / "b.book").read_bytes()
+    (tmp_path / "b.book").write_bytes(raw[:-3] + bytes(3))
+    with pytest.raises(ValueError, match="damaged: its contents do not match the checksum") as caught:
+        Book(game, path=tmp_path / "b.book")
+    assert "\n" not in str(caught.value)
+    (tmp_path / "b.book").write_bytes(raw)
+    with pytest.raises(ValueError, match="for params="):
+        Book(engines.make("kalah", pits=3, seeds=4, empty_capture=True), path=tmp_path / "b.book")
+    with pytest.raises(ValueError, match="this book is of"):
+        solve(engines.make("kalah", pits=3, seeds=4).new_initial_state(), book=book)
+
+
+@pytest.mark.parametrize("capture,empty_capture", [("kalah", True), ("opposite", False)])
+def test_the_solver_agent_keeps_the_value_at_every_move(capture, empty_capture, tmp_path, monkeypatch):
+    """The perfect-play agent (``solver``) on Kalah(3,4): every move it plays, from random
+    positions with either player to move, reaches the position's minimax margin; it reports the
+    margin, keeps its table across reset (proven bounds never go stale) and clears it for
+    another variant."""
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
+    value = reference_margin(3, capture, empty_capture)
+    game = engines.make("kalah", pits=3, seeds=4, capture=capture, empty_capture=empty_capture)
+    agent = agents.make_agent("solver:endgame=6,table_mb=4", seed=1)
+    for state in random_positions(game, 30, seed=8):
+        south, north = kernels.pit_counts(state.data)
+        expected = int(state.score()) + value(tuple(south), tuple(north), state.current_player)
+        info = agent.search(state)
+        assert info.exact and reached_by(state, info.move, value) == expected
+        sign = 1 if state.current_player == 0 else -1
+        assert info.margin == sign * expected
+    table = agent._table
+    assert table is not None and table.any()
+    agent.reset(seed=2)
+    assert agent._table is table and table.any()
+    agent.search(engines.make("kalah", pits=2, seeds=3).new_initial_state())
+    assert agent._game == engines.make("kalah", pits=2, seeds=3)
+
+
+def test_the_solver_agent_plays_capture_scored_konane_perfectly(tmp_path, monkeypatch):
+    """On 4x4 capture-scored Konane (no database) every move keeps the exact capture margin."""
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
+    game = engines.make("konane", size=4)
+    agent = agents.make_agent("solver", seed=3)
+    rng = np.random.default_rng(2)
+    for seed in range(6):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            margin = solve(state, table_mb=1).margin
+            move = agent.select_move(state)
+            assert solve(state.copy().play(move), table_mb=1).margin == margin
+            state.apply(int(rng.choice(state.legal_moves())))
+
+
+def test_the_solver_agent_refuses_what_it_cannot_do():
+    with pytest.raises(ValueError, match="konane has no endgame databases"):
+        agents.make_agent("solver:endgame=4").check_game(engines.make("konane"))
+    with pytest.raises(ValueError, match="ask for fewer seeds"):
+        agents.make_agent("solver:endgame=40").check_game(engines.make("kalah", pits=8))
+    with pytest.raises(ValueError, match="searches the full state, which dominoes hides"):
+        agents.make_agent("solver").check_game(engines.make("dominoes"))

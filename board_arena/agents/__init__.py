@@ -2,7 +2,7 @@
 
     >>> from board_arena import agents, engines
     >>> agents.available_agents()
-    ['random', 'greedy', 'minimax', 'alphabeta', 'mcts', 'pimc', 'ismcts', 'cheat', 'td-kalah']
+    ['random', 'greedy', 'minimax', 'alphabeta', 'mcts', 'pimc', 'ismcts', 'cheat', 'td-kalah', 'solver']
     >>> game = engines.make("kalah")
     >>> final = agents.play_game(game, [agents.make_agent("mcts:iterations=200", seed=1),
     ...                                 agents.make_agent("random", seed=2)], seed=0)
@@ -25,6 +25,7 @@ from board_arena.agents import alphabeta  # noqa: F401
 from board_arena.agents import mcts  # noqa: F401
 from board_arena.agents import hidden  # noqa: F401
 from board_arena.agents import learned  # noqa: F401
+from board_arena.agents import solver  # noqa: F401
 # isort: on
 from board_arena.agents.base import (
     Agent,

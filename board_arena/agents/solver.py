@@ -14,27 +14,42 @@ recursive kernel that other kernels call):
 * MTD(f): a sequence of null-window searches ``(beta - 1, beta)`` over integer margins, each
   moving an exact lower or upper bound of the root's value, until they meet. A fail-soft search
   returns a bound beyond the window, which often skips many values at once.
-* Transposition table: buckets of four 16-byte entries (one cache line), each holding a proven
-  lower and upper bound of a position's value, valid at any depth since every search goes to the
-  end; the table's move is tried first. A new entry replaces the bucket's entry whose subtree cost
-  the fewest positions (kept as log2), so that the costly proofs stay.
+* A table of proven bounds: buckets of four 16-byte entries (one cache line), each holding a
+  lower and an upper bound of a position's value, valid at any depth since every search goes to
+  the end, and the move that proved the best lower bound, tried first. A new entry replaces the
+  bucket's entry whose subtree cost the fewest positions (kept as log2), so that the costly
+  proofs stay; entries from an opening book (:class:`Book`) are never replaced. An entry is
+  written as two words, its data and its key XOR its data (Hyatt's lockless hashing), so that
+  threads share one table: an entry half-written by another thread reads as empty.
 * Bounds cut at once: ``contract.margin_bounds`` (Kalah: the seeds still on the board), the
   table's bounds of the position and, before any child is searched, of every child (enhanced
   transposition cutoff), and the endgame database when one is given (``contract.endgame_value``).
-* Move ordering: the table's move, then children whose known bounds are best, then by the margin
-  the move gains at once, a move that keeps the turn, and the game's ``heuristic`` of the child
-  (which orders normal-play Konane, whose moves gain nothing until the end).
+* Move ordering (measured on Kalah: it decides most of the cost): the table's move; then the
+  moves after which the same player moves again (Kalah's extra turns: free, and the other pits
+  keep their counts); then by the best estimate of the move's value that the children's known
+  bounds allow (its immediate gain, clamped into them), by the child's proven lower bound, by
+  the game's ``heuristic`` of the child (which orders normal-play Konane, whose moves gain
+  nothing until the end); ties go to the later move in ``legal_moves`` order (Kalah: the pit
+  nearest the store, so that sowing it leaves the other pits as they were). Kalah(6,4): 85.6
+  million positions with the earlier order (gain first, ties to the first move), 54 million.
 * The first test value of MTD(f) comes from iterative-deepening estimates (MTD(f) to 2, 4, ...
   12 plies in a small table of its own, a position at the horizon estimated as no further change),
   for games with a margin.
+* Budgets: a node count, a wall-clock deadline (checked every 4096 positions) and a stop flag
+  that another thread sets (a processor-time limit, Ctrl-C, another thread's finished solve);
+  the search kernels release the interpreter lock.
 
-The Python face is :func:`solve`; ``alphabeta:solve=true`` and ``experiments/solve.py`` use it.
+The Python face is :func:`solve` (and the ``solver`` agent, which plays by it);
+``alphabeta:solve=true`` and ``experiments/solve.py`` use it.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -43,37 +58,66 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from board_arena.engines import State, contract
-from board_arena.engines._jit import JIT_DISABLED, deadline_after, kernel, monotonic_ns
-
-__all__ = ["SOLVER_ENTRY", "new_solver_table", "solve_position", "solve", "Solution"]
-
-# One table entry: 16 bytes, four to a bucket (a 64-byte cache line).
-SOLVER_ENTRY = np.dtype(
-    [
-        ("key", np.uint64),  # solve_key of the position; 0 with work 0: empty
-        ("lower", np.int16),  # proven: the value (mover's view, change of the margin) >= lower
-        ("upper", np.int16),  # proven: value <= upper
-        ("move", np.int16),  # index in legal_moves order of the best move found, -1: none
-        ("work", np.int16),  # 1 + log2 of the positions its last search visited; 0: empty
-    ]
+from board_arena.agents.base import (
+    NODES,
+    TIME,
+    Agent,
+    Limit,
+    SearchInfo,
+    register_agent,
 )
+from board_arena.engines import Game, Param, State, contract, datafile
+from board_arena.engines._jit import (
+    JIT_DISABLED,
+    deadline_after,
+    kernel,
+    monotonic_ns,
+    rng_below,
+)
+
+__all__ = ["new_solver_table", "estimate", "prove", "name_move", "solve", "Solution", "Book", "book_path",
+           "SolverAgent", "MAX_THREADS"]
+
+# One table entry: two uint64 words, [check, data]; four to a bucket (a 64-byte cache line).
+# data packs, from the low bits: lower + 2**15 (16 bits), upper + 2**15 (16), move + 1 (16: the
+# index in legal_moves order of the move that proved the lower bound, 0: none), work (8: 1 + log2
+# of the positions its last search visited; 0: an empty entry; WORK_PINNED: never replaced).
+# check is the position's key XOR data.
 BUCKET = 4
+ENTRY_WORDS = 2
 # Stored bounds are clamped to int16 (a looser bound is still a true bound).
 _BOUND_CAP = 32767
+#: The work of an entry that is never replaced (a value from an opening book).
+WORK_PINNED = 255
+_U16 = np.uint64(16)
+_U32 = np.uint64(32)
+_U48 = np.uint64(48)
+_MASK16 = np.uint64(0xFFFF)
 # Scores within the search: margins are small ints, so these never meet a real value.
 _INF = np.int64(1 << 40)
 # Enhanced transposition cutoff: probe every child's table entry before searching any (measured:
 # fewer positions for a little more work per position; off only to measure it).
 ETC = True
 
-# Slots of the ``stats`` array.
+# Slots of the ``stats`` array (one per searching thread).
 STAT_NODES = 0
 STAT_NODE_LIMIT = 1
 STAT_DEADLINE = 2  # monotonic_ns deadline, 0: none
-STAT_ABORTED = 3  # 1: a budget ran out; 2: the game was longer than the stack
+STAT_ABORTED = 3  # ABORTED_* or 0
 STAT_SEARCHES = 4  # null-window searches run by MTD(f)
 STAT_SIZE = 5
+ABORTED_BUDGET = 1  # a budget ran out or the search was stopped
+ABORTED_DEPTH = 2  # the game was longer than the stack
+ABORTED_DECIDED = 3  # another thread decided the value this search was testing
+
+#: The most threads that one solve shares its table between.
+MAX_THREADS = 8
+# Slots of the ``control`` array (int64[CONTROL_SIZE]) shared by the threads of one solve.
+CONTROL_STOP = 0  # set (by any thread or the caller) to stop every search at its next check
+CONTROL_GUESS = 1  # the last value a null-window search returned: where the next tests go
+CONTROL_DECIDED = 2  # + thread: set when another thread's bounds decided that thread's test
+CONTROL_BETA = 2 + MAX_THREADS  # + thread: the value that thread is testing
+CONTROL_SIZE = 2 + 2 * MAX_THREADS
 
 # Per-ply frame fields (int64 columns of ``frames``).
 F_ALPHA = 0
@@ -85,7 +129,7 @@ F_COUNT = 5
 F_NEXT = 6  # position in ``order`` of the next child to search
 F_ME = 7
 F_NODES0 = 8  # STAT_NODES on entry: the subtree's cost
-F_TT_MOVE = 9
+F_KEY = 9  # the position's solve_key (as int64 bits)
 F_SKIPPED_HIGH = 10  # the highest upper bound of the children skipped as unable to raise alpha
 F_SIZE = 11
 
@@ -111,7 +155,8 @@ else:
         def codegen(context, builder, signature, args):
             array_type = signature.args[0]
             data = context.make_array(array_type)(context, builder, args[0])
-            pointer = cgutils.get_item_pointer(context, builder, array_type, data, [args[1]], wraparound=False)
+            index = [args[1]] + [context.get_constant(types.intp, 0)] * (array_type.ndim - 1)
+            pointer = cgutils.get_item_pointer(context, builder, array_type, data, index, wraparound=False)
             i8p = ir.IntType(8).as_pointer()
             i32 = ir.IntType(32)
             fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
@@ -138,9 +183,10 @@ else:
 
 
 def new_solver_table(megabytes: float) -> np.ndarray:
-    """A zeroed table of the largest power-of-two number of buckets within ``megabytes``."""
-    buckets = max(1, int(megabytes * 2**20) // (SOLVER_ENTRY.itemsize * BUCKET))
-    return np.zeros(BUCKET << (buckets.bit_length() - 1), SOLVER_ENTRY)
+    """A zeroed table (``uint64[entries, 2]``) of the largest power-of-two number of buckets
+    within ``megabytes``."""
+    buckets = max(1, int(megabytes * 2**20) // (8 * ENTRY_WORDS * BUCKET))
+    return np.zeros((BUCKET << (buckets.bit_length() - 1), ENTRY_WORDS), np.uint64)
 
 
 @kernel(inline="always")
@@ -158,42 +204,74 @@ def _log2_work(nodes):
 
 
 @kernel(inline="always")
-def _probe(table, key):
-    """The slot of ``key`` in its bucket, or -1."""
-    b = _bucket_of(table, key)
-    for j in range(BUCKET):
-        e = table[b + j]
-        if e["key"] == key and e["work"] != 0:
-            return b + j
-    return -1
+def _pack(lower, upper, move, work):
+    return (
+        np.uint64(lower + 32768)
+        | (np.uint64(upper + 32768) << _U16)
+        | (np.uint64(move + 1) << _U32)
+        | (np.uint64(work) << _U48)
+    )
 
 
 @kernel(inline="always")
-def _store(table, key, lower, upper, move, nodes):
-    """Records proven bounds of ``key``: merged into its entry if present, else in place of the
-    bucket's cheapest entry."""
-    work = _log2_work(nodes)
+def _lower_of(data):
+    return np.int64(data & _MASK16) - 32768
+
+
+@kernel(inline="always")
+def _upper_of(data):
+    return np.int64((data >> _U16) & _MASK16) - 32768
+
+
+@kernel(inline="always")
+def _move_of(data):
+    return np.int64((data >> _U32) & _MASK16) - 1
+
+
+@kernel(inline="always")
+def _work_of(data):
+    return np.int64(data >> _U48)
+
+
+@kernel(inline="always")
+def _probe(table, key):
+    """The data word of ``key``'s entry, or 0 (none)."""
+    b = _bucket_of(table, key)
+    for j in range(BUCKET):
+        data = table[b + j, 1]
+        if data != 0 and table[b + j, 0] ^ data == key:
+            return data
+    return np.uint64(0)
+
+
+@kernel(inline="always")
+def _store(table, key, lower, upper, move, work):
+    """Records proven bounds of ``key`` (and the move that proved ``lower``, -1: none): merged into
+    its entry if present, else in place of the bucket's cheapest entry (``work``: see
+    :func:`_log2_work`)."""
     lower = max(lower, -_BOUND_CAP)
     upper = min(upper, _BOUND_CAP)
     b = _bucket_of(table, key)
     victim = b
+    victim_work = np.int64(1 << 20)
     for j in range(BUCKET):
-        e = table[b + j]
-        if e["work"] != 0 and e["key"] == key:
-            e["lower"] = max(np.int64(e["lower"]), lower)
-            e["upper"] = min(np.int64(e["upper"]), upper)
-            if move >= 0:
-                e["move"] = move
-            e["work"] = max(np.int64(e["work"]), work)
+        data = table[b + j, 1]
+        if data != 0 and table[b + j, 0] ^ data == key:
+            old_lower = _lower_of(data)
+            # The move kept is the one that proved the best lower bound.
+            if move < 0 or lower < old_lower:
+                move = _move_of(data)
+            new = _pack(max(old_lower, lower), min(_upper_of(data), upper), move, max(_work_of(data), work))
+            table[b + j, 1] = new
+            table[b + j, 0] = key ^ new
             return
-        if e["work"] < table[victim]["work"]:
+        w = _work_of(data)
+        if w < victim_work:
             victim = b + j
-    e = table[victim]
-    e["key"] = key
-    e["lower"] = lower
-    e["upper"] = upper
-    e["move"] = move
-    e["work"] = work
+            victim_work = w
+    new = _pack(lower, upper, move, work)
+    table[victim, 1] = new
+    table[victim, 0] = key ^ new
 
 
 @kernel(inline="always")
@@ -206,12 +284,17 @@ def _mover_bounds(s, me):
 
 
 @kernel(inline="always")
-def _count_node(stats):
+def _count_node(stats, control, thread):
     stats[STAT_NODES] += 1
     if stats[STAT_NODES] >= stats[STAT_NODE_LIMIT]:
-        stats[STAT_ABORTED] = 1
-    elif stats[STAT_NODES] & 4095 == 0 and stats[STAT_DEADLINE] != 0 and monotonic_ns() >= stats[STAT_DEADLINE]:
-        stats[STAT_ABORTED] = 1
+        stats[STAT_ABORTED] = ABORTED_BUDGET
+    elif stats[STAT_NODES] & 4095 == 0:
+        if control[CONTROL_STOP] != 0:
+            stats[STAT_ABORTED] = ABORTED_BUDGET
+        elif control[CONTROL_DECIDED + thread] != 0:
+            stats[STAT_ABORTED] = ABORTED_DECIDED
+        elif stats[STAT_DEADLINE] != 0 and monotonic_ns() >= stats[STAT_DEADLINE]:
+            stats[STAT_ABORTED] = ABORTED_BUDGET
 
 
 class _SearchStack(NamedTuple):
@@ -221,7 +304,7 @@ class _SearchStack(NamedTuple):
     move (``legal_moves`` order)."""
 
     states: np.ndarray  # state records [P]: the position at each ply
-    child: np.ndarray  # state records [1]: where a child is made to look at it
+    kids: np.ndarray  # state records [P * W]: the children of the position at ply p from p * W on
     moves: np.ndarray  # int64[P, W]: the legal moves
     deltas: np.ndarray  # int64[P, W]: the margin change of the move, mover's view
     same: np.ndarray  # int8[P, W]: 1 the mover moves again, 0 not, 2 the value is known and counted
@@ -241,7 +324,7 @@ def _new_search_stack(root, max_ply):
     width = contract.max_moves(root)
     return _SearchStack(
         contract.new_states(root, plies),
-        contract.new_states(root, 1),
+        contract.new_states(root, plies * width),
         np.empty((plies, width), contract.MOVE_DTYPE),
         np.zeros((plies, width), np.int64),
         np.zeros((plies, width), np.int8),
@@ -256,12 +339,13 @@ def _new_search_stack(root, max_ply):
 
 
 @kernel(inline="always")
-def _known_value(w, ply, me, table, db, db_k, horizon):
+def _known_value(w, ply, me, table, horizon):
     """What is known of the value of ``w.states[ply]`` (``me`` to move, whose view the value is)
     before searching it, within the window in ``w.frames[ply]``: returns ``(settled, value, lo,
-    hi, tt_move)``, with ``settled`` when the database, the table's or the margin's bounds, or the
-    horizon give a value that decides the window; else the bounds ``lo, hi`` known so far and the
-    table's move.
+    hi, tt_move)``, with ``settled`` when the table's or the margin's bounds, or the horizon, give
+    a value that decides the window; else the bounds ``lo, hi`` known so far and the table's move.
+    (The endgame database was read when the parent looked at its children: a position it holds
+    is never entered; the root's entry is read by :func:`solve_position`.)
 
     The root is never settled by what is known of its value: the search must name the child that
     reaches it. Below ``horizon`` plies a position is estimated as no further change of the margin.
@@ -271,15 +355,11 @@ def _known_value(w, ply, me, table, db, db_k, horizon):
     b = w.frames[ply, F_BETA]
     lo, hi = _mover_bounds(s, me)
     tt_move = np.int64(-1)
-    exact = contract.endgame_value(s, db, db_k) if ply > 0 else contract.NO_ENDGAME_VALUE
-    if exact != contract.NO_ENDGAME_VALUE:
-        return True, np.int64(exact), lo, hi, tt_move
-    slot = _probe(table, contract.solve_key(s))
-    if slot >= 0:
-        e = table[slot]
-        lo = max(lo, np.int64(e["lower"]))
-        hi = min(hi, np.int64(e["upper"]))
-        tt_move = np.int64(e["move"])
+    data = _probe(table, np.uint64(w.frames[ply, F_KEY]))
+    if data != 0:
+        lo = max(lo, _lower_of(data))
+        hi = min(hi, _upper_of(data))
+        tt_move = _move_of(data)
     if ply == 0:
         lo = -_INF
         hi = _INF
@@ -294,17 +374,18 @@ def _known_value(w, ply, me, table, db, db_k, horizon):
 
 @kernel(inline="always")
 def _look_at_children(w, ply, me, n, table, db, db_k):
-    """Plays each of the ``n`` moves of ``w.states[ply]`` (``me`` to move) into ``w.child`` and
-    notes, per move ``i``: ``deltas[ply, i]``, ``same[ply, i]``, ``hints[ply, i]`` and the
-    child's bounds from the margin and the database in ``lows``/``highs[ply, i]`` (0 for a
-    terminal child, whose move's value is its delta: ``same`` 2). Starts fetching each child's
-    table bucket, so that the cache misses of all children overlap instead of following one
-    another."""
+    """Plays each of the ``n`` moves of ``w.states[ply]`` (``me`` to move) into ``w.kids`` and
+    notes, per move ``i``: ``deltas[ply, i]``, ``same[ply, i]``, ``hints[ply, i]``,
+    ``child_keys[ply, i]`` and the child's bounds from the margin and the database in
+    ``lows``/``highs[ply, i]`` (0 for a terminal child, whose move's value is its delta: ``same``
+    2). Starts fetching each child's table bucket, so that the cache misses of all children
+    overlap instead of following one another."""
     s = w.states[ply]
     base = contract.margin(s)
-    child = w.child[0]
+    width = w.moves.shape[1]
     for i in range(n):
-        w.child[0] = s
+        w.kids[ply * width + i] = s
+        child = w.kids[ply * width + i]
         contract.apply_move(child, w.moves[ply, i])
         d = np.int64(contract.margin(child) - base)
         if me != 0:
@@ -319,15 +400,15 @@ def _look_at_children(w, ply, me, n, table, db, db_k):
         them = contract.current_player(child)
         w.same[ply, i] = 1 if them == me else 0
         h = contract.heuristic(child)
-        w.hints[ply, i] = np.int64((1.0 + (h if me == 0 else -h)) * 262144.0)
+        w.hints[ply, i] = np.int64((1.0 + (h if me == 0 else -h)) * 65536.0)
         k_lo, k_hi = _mover_bounds(child, them)
+        ckey = contract.solve_key(child)
+        w.child_keys[ply, i] = ckey
         v = contract.endgame_value(child, db, db_k)
         if v != contract.NO_ENDGAME_VALUE:
             k_lo = v
             k_hi = v
         elif ETC:
-            ckey = contract.solve_key(child)
-            w.child_keys[ply, i] = ckey
             prefetch(table, _bucket_of(table, ckey))
         w.lows[ply, i] = k_lo
         w.highs[ply, i] = k_hi
@@ -338,8 +419,8 @@ def _bound_moves(w, ply, n, tt_move, b, table):
     """Turns the children's bounds noted by :func:`_look_at_children` (tightened by their table
     entries) into bounds of each move's value for the mover: ``highs[ply, i]`` becomes the
     move's upper bound, a move known exactly is marked ``same`` 2, and ``keys[ply, i]`` gets the
-    move's sort key. Returns ``(best, best_i)``, the best lower bound of a move and its index;
-    stops at a move proven to reach ``b``."""
+    move's sort key (see the module's notes on move ordering). Returns ``(best, best_i)``, the
+    best lower bound of a move and its index; stops at a move proven to reach ``b``."""
     best = -_INF
     best_i = 0
     for i in range(n):
@@ -347,10 +428,10 @@ def _bound_moves(w, ply, n, tt_move, b, table):
         k_lo = w.lows[ply, i]
         k_hi = w.highs[ply, i]
         if ETC and w.same[ply, i] != 2 and k_lo != k_hi:
-            cslot = _probe(table, w.child_keys[ply, i])
-            if cslot >= 0:
-                k_lo = max(k_lo, np.int64(table[cslot]["lower"]))
-                k_hi = min(k_hi, np.int64(table[cslot]["upper"]))
+            data = _probe(table, w.child_keys[ply, i])
+            if data != 0:
+                k_lo = max(k_lo, _lower_of(data))
+                k_hi = min(k_hi, _upper_of(data))
         if w.same[ply, i] == 0:
             c_lo = d - k_hi
             c_hi = d - k_lo
@@ -361,19 +442,17 @@ def _bound_moves(w, ply, n, tt_move, b, table):
         if c_lo > best:
             best = c_lo
             best_i = i
-        # Order: the table's move, then by the best proven lower bound, the upper bound, the
-        # gain, keeping the turn, and the game's heuristic of the child (for games whose moves
-        # gain nothing until the end, such as normal-play Konane).
         w.order[ply, i] = i
         if i == tt_move:
             w.keys[ply, i] = 1 << 62
         else:
+            estimate = min(max(d, c_lo), c_hi)
             w.keys[ply, i] = (
-                (min(max(c_lo, -(1 << 15)), 1 << 15) << 46)
-                + ((min(max(c_hi, -(1 << 15)), (1 << 15) - 1) + (1 << 15)) << 30)
-                + ((min(max(d, -127), 127) + 128) << 22)
-                + ((w.same[ply, i] & 1) << 21)
-                + w.hints[ply, i]
+                ((w.same[ply, i] & 1) << 58)
+                + ((min(max(estimate, -(1 << 15)), (1 << 15) - 1) + (1 << 15)) << 40)
+                + ((min(max(c_lo, -(1 << 15)), (1 << 15) - 1) + (1 << 15)) << 20)
+                + (w.hints[ply, i] << 3)
+                + min(i, 7)
             )
         if c_lo == c_hi:
             w.same[ply, i] = 2  # known exactly and counted in best: never searched
@@ -409,7 +488,6 @@ def _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats):
     w.frames[ply, F_ME] = me
     w.frames[ply, F_COUNT] = n
     w.frames[ply, F_NODES0] = stats[STAT_NODES]
-    w.frames[ply, F_TT_MOVE] = tt_move
     _look_at_children(w, ply, me, n, table, db, db_k)
     best, best_i = _bound_moves(w, ply, n, tt_move, b, table)
     if best >= b:
@@ -464,14 +542,17 @@ def _finish(w, table, stats, ply):
     best = w.frames[ply, F_BEST]
     if best <= w.frames[ply, F_ALPHA] and w.frames[ply, F_SKIPPED_HIGH] > best:
         best = w.frames[ply, F_SKIPPED_HIGH]  # failing low: the bound covers the skipped moves
+    move = np.int64(-1)
     if best <= w.frames[ply, F_ALPHA0]:
         lower, upper = -_INF, best
-    elif best >= w.frames[ply, F_BETA]:
-        lower, upper = best, _INF
     else:
-        lower, upper = best, best
-    move = w.frames[ply, F_BEST_I] if best > w.frames[ply, F_ALPHA0] else w.frames[ply, F_TT_MOVE]
-    _store(table, contract.solve_key(w.states[ply]), lower, upper, move, stats[STAT_NODES] - w.frames[ply, F_NODES0])
+        move = w.frames[ply, F_BEST_I]
+        if best >= w.frames[ply, F_BETA]:
+            lower, upper = best, _INF
+        else:
+            lower, upper = best, best
+    work = _log2_work(stats[STAT_NODES] - w.frames[ply, F_NODES0])
+    _store(table, np.uint64(w.frames[ply, F_KEY]), lower, upper, move, work)
     return best
 
 
@@ -479,8 +560,8 @@ def _finish(w, table, stats, ply):
 def _enter(w, ply, i):
     """Makes the child reached by move ``i`` of ``ply`` the position at ``ply + 1``, with the
     parent's window seen by the child's mover."""
-    w.states[ply + 1] = w.states[ply]
-    contract.apply_move(w.states[ply + 1], w.moves[ply, i])
+    w.states[ply + 1] = w.kids[ply * w.moves.shape[1] + i]
+    w.frames[ply + 1, F_KEY] = np.int64(w.child_keys[ply, i])
     d = w.deltas[ply, i]
     a = w.frames[ply, F_ALPHA]
     b = w.frames[ply, F_BETA]
@@ -493,17 +574,17 @@ def _enter(w, ply, i):
 
 
 @kernel
-def _null_window(stack, table, db, db_k, stats, alpha, beta, horizon):
+def _null_window(stack, table, db, db_k, stats, control, thread, alpha, beta, horizon):
     """Fail-soft alpha-beta value of the non-terminal ``stack.states[0]`` (change of the margin,
     mover's view) within ``(alpha, beta)``; ``stack.frames[0, F_BEST_I]`` is then the best
-    child's index. ``stack``: a :class:`_SearchStack`; ``table``: ``SOLVER_ENTRY[buckets *
-    BUCKET]``; ``db``, ``db_k``: an endgame database (``int8[:]``, -1: none); ``stats:
-    int64[STAT_SIZE]``.
+    child's index. ``stack``: a :class:`_SearchStack`; ``table``: from :func:`new_solver_table`;
+    ``db``, ``db_k``: an endgame database (``int8[:]``, -1: none); ``stats: int64[STAT_SIZE]``;
+    ``control: int64[CONTROL_SIZE]``, shared with the other threads; ``thread``: this one's index.
 
-    Returns 0 with ``stats[STAT_ABORTED]`` set when a budget ran out or the game was deeper than
-    the stack. Below ``horizon`` plies a position is not searched but estimated: no change of
-    the margin from there (for the estimates that seed MTD(f); the bounds it stores are then
-    estimates too, so it gets a table of its own).
+    Returns 0 with ``stats[STAT_ABORTED]`` set when a budget ran out, the search was stopped or
+    the game was deeper than the stack. Below ``horizon`` plies a position is not searched but
+    estimated: no change of the margin from there (for the estimates that seed MTD(f); the bounds
+    it stores are then estimates too, so it gets a table of its own).
     """
     # numba reference-counts each array that a function binds, with an atomic operation, and the
     # steps below, inlined into this loop, bind the stack's twelve arrays at every position
@@ -511,7 +592,7 @@ def _null_window(stack, table, db, db_k, stats, alpha, beta, horizon):
     # that it does not count keep the search as fast as one flat function. They are safe here:
     # they never leave this call, and the caller's reference keeps ``stack`` alive throughout.
     w = _SearchStack(
-        _uncounted(stack.states), _uncounted(stack.child), _uncounted(stack.moves), _uncounted(stack.deltas),
+        _uncounted(stack.states), _uncounted(stack.kids), _uncounted(stack.moves), _uncounted(stack.deltas),
         _uncounted(stack.same), _uncounted(stack.lows), _uncounted(stack.highs), _uncounted(stack.hints),
         _uncounted(stack.child_keys), _uncounted(stack.order), _uncounted(stack.keys), _uncounted(stack.frames),
     )
@@ -519,10 +600,11 @@ def _null_window(stack, table, db, db_k, stats, alpha, beta, horizon):
     ply = 0
     w.frames[0, F_ALPHA] = alpha
     w.frames[0, F_BETA] = beta
+    w.frames[0, F_KEY] = np.int64(contract.solve_key(w.states[0]))
     while True:
         # Enter the position at ply with the window in its frame: settle it at once or open it.
         me = contract.current_player(w.states[ply])
-        settled, value, lo, hi, tt_move = _known_value(w, ply, me, table, db, db_k, horizon)
+        settled, value, lo, hi, tt_move = _known_value(w, ply, me, table, horizon)
         if not settled:
             settled, value = _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats)
         # Fold values up and step to the next child until one needs entering.
@@ -541,86 +623,135 @@ def _null_window(stack, table, db, db_k, stats, alpha, beta, horizon):
                 settled = True
                 continue
             if ply + 1 > max_ply:
-                stats[STAT_ABORTED] = 2
+                stats[STAT_ABORTED] = ABORTED_DEPTH
                 return np.int64(0)
             _enter(w, ply, i)
             ply += 1
-            _count_node(stats)
+            _count_node(stats, control, thread)
             if stats[STAT_ABORTED]:
                 return np.int64(0)
             break
 
 
-@kernel
-def solve_position(
-    root: np.void, table: np.ndarray, guess_table: np.ndarray, guess_depth: int, db: np.ndarray, db_k: int, guess: int,
-    node_limit: int, deadline_ns: int, max_ply: int, stats: np.ndarray, result: np.ndarray,
-) -> int:
-    """MTD(f) from the non-terminal ``root``: returns the index (``legal_moves`` order) of a best
-    move and fills ``result: int64[3]`` with (lower, upper) bounds of the root's value, the change
-    of the margin from ``root`` to the end seen by its player to move (equal when solved), and the
-    number of null-window searches. ``guess`` is the first test value, refined by estimates to
-    ``guess_depth`` plies first (in ``guess_table``, 0: none); ``stats: int64[STAT_SIZE]``
-    collects the counts; a node budget, a deadline (``monotonic_ns``, 0: none) or a game deeper
-    than ``max_ply`` stops the search with the bounds proven so far.
-    """
-    w = _new_search_stack(root, max_ply)
+@kernel(inline="always")
+def _start(stats, node_limit, deadline_ns):
     stats[STAT_NODE_LIMIT] = node_limit
     stats[STAT_DEADLINE] = deadline_ns
     stats[STAT_ABORTED] = 0
-    me = contract.current_player(root)
-    lower, upper = _mover_bounds(root, me)
-    exact = contract.endgame_value(root, db, db_k)
-    if exact != contract.NO_ENDGAME_VALUE:
-        lower = exact
-        upper = exact
-    best_move = -1
+
+
+@kernel(nogil=True)
+def estimate(
+    root: np.void, guess_table: np.ndarray, depth_limit: int, db: np.ndarray, db_k: int, guess: int, lower: int,
+    upper: int, node_limit: int, deadline_ns: int, stats: np.ndarray, control: np.ndarray,
+) -> int:
+    """A first test value for MTD(f) from the non-terminal ``root`` whose value lies in ``[lower,
+    upper]``: iterative deepening of estimates (Irving et al.), MTD(f) to a horizon of 2, 4, ...
+    ``depth_limit`` plies in ``guess_table`` (cleared first: its bounds are estimates), each depth
+    starting from the last one's value and the first from ``guess``. Each null-window search of
+    the exact solve far from the true value is wasted work. Stops early (with the last estimate)
+    when a budget runs out."""
+    w = _new_search_stack(root, depth_limit + 1)
+    _start(stats, node_limit, deadline_ns)
     f = min(max(guess, lower), upper)
-    # Iterative deepening of estimates (Irving et al.): MTD(f) to a horizon of 2, 4, ... plies in a
-    # table of its own, each depth starting from the last one's value, gives the exact search a
-    # first test value near the truth, and each null-window search far from it is wasted work.
-    for depth in range(2, guess_depth + 1, 2):
-        for i in range(len(guess_table)):
-            guess_table[i]["work"] = 0  # empty (a probe needs work != 0)
-        low, high = lower, upper
+    for depth in range(2, depth_limit + 1, 2):
+        guess_table[:] = 0
+        low, high = np.int64(lower), np.int64(upper)
         while low < high:
             beta = f + 1 if f == low else f
             w.states[0] = root
-            g = _null_window(w, guess_table, db, db_k, stats, beta - 1, beta, depth)
+            g = _null_window(w, guess_table, db, db_k, stats, control, 0, beta - 1, beta, depth)
             if stats[STAT_ABORTED]:
-                break
+                return f
             if g >= beta:
                 low = g
             else:
                 high = g
             f = g
-        if stats[STAT_ABORTED]:
+    return f
+
+
+@kernel(nogil=True)
+def prove(
+    root: np.void, table: np.ndarray, db: np.ndarray, db_k: int, node_limit: int, deadline_ns: int, max_ply: int,
+    stats: np.ndarray, control: np.ndarray, bounds: np.ndarray, thread: int,
+) -> None:
+    """MTD(f) from the non-terminal ``root`` by one of ``len(bounds)`` threads sharing ``table``
+    and ``control`` (whose ``CONTROL_GUESS`` holds the first test value): null-window searches
+    until the root's proven bounds meet. ``bounds: int64[threads, 3]``: each thread's proven
+    (lower, upper) bound of the root's value (the change of the margin to the end, its mover's
+    view) and the index (``legal_moves`` order) of a move that reaches its lower bound (-1:
+    none); the root's bounds are the best of all rows, this thread writes only row ``thread``.
+
+    With one thread this is MTD(f). With two, the second tests the value just above the first
+    one's test: when the guess is right, the two searches that every MTD(f) ends with (the value
+    is at least v; it is not v + 1) run at once, each also finding the other's proofs in the
+    table. A thread whose test another thread's bounds decided abandons it (its proofs stay in
+    the table). Stops with the bounds proven so far when ``control``'s stop flag is set, the
+    node budget or the deadline runs out (``stats``: this thread's), or the game is deeper than
+    ``max_ply`` (``stats[STAT_ABORTED]`` says which).
+    """
+    w = _new_search_stack(root, max_ply)
+    _start(stats, node_limit, deadline_ns)
+    threads = len(bounds)
+    while control[CONTROL_STOP] == 0:
+        lower = bounds[0, 0]
+        upper = bounds[0, 1]
+        for t in range(1, threads):
+            lower = max(lower, bounds[t, 0])
+            upper = min(upper, bounds[t, 1])
+        if lower >= upper:
             break
-    while lower < upper and not stats[STAT_ABORTED]:
+        f = min(max(control[CONTROL_GUESS], lower), upper)
         beta = f + 1 if f == lower else f
+        # Thread t tests beta + 0, +1, -1, +2, -2, ... (thread 0: MTD(f)'s own test), within bounds.
+        offset = (thread + 1) // 2 * (1 if thread % 2 == 1 else -1)
+        if lower < beta + offset <= upper:
+            beta += offset
+        control[CONTROL_BETA + thread] = beta
+        control[CONTROL_DECIDED + thread] = 0
         w.states[0] = root
         stats[STAT_SEARCHES] += 1
-        g = _null_window(w, table, db, db_k, stats, beta - 1, beta, max_ply + 1)
+        g = _null_window(w, table, db, db_k, stats, control, thread, beta - 1, beta, max_ply + 1)
+        if stats[STAT_ABORTED] == ABORTED_DECIDED:
+            stats[STAT_ABORTED] = 0
+            continue
         if stats[STAT_ABORTED]:
             break
         if g >= beta:
-            lower = g
-            best_move = w.frames[0, F_BEST_I]
-        else:
-            upper = g
-        f = g
-    if best_move < 0 and lower == upper:
-        # Never failed high: the value is the bound that every continuation reaches, or it was
-        # known before the search (database, margin bounds). A search just below it names a
-        # move: the root is always searched, so a child proven to reach the value fails it high.
-        w.states[0] = root
-        g = _null_window(w, table, db, db_k, stats, lower - 1, lower, max_ply + 1)
-        if not stats[STAT_ABORTED]:
-            best_move = w.frames[0, F_BEST_I]
-    result[0] = lower
-    result[1] = upper
-    result[2] = stats[STAT_SEARCHES]
-    return best_move
+            if g > bounds[thread, 0]:
+                bounds[thread, 0] = g
+                bounds[thread, 2] = w.frames[0, F_BEST_I]
+        elif g < bounds[thread, 1]:
+            bounds[thread, 1] = g
+        control[CONTROL_GUESS] = g
+        if threads > 1:
+            lower = max(lower, bounds[thread, 0])
+            upper = min(upper, bounds[thread, 1])
+            for t in range(threads):
+                if t != thread and not lower < control[CONTROL_BETA + t] <= upper:
+                    control[CONTROL_DECIDED + t] = 1
+
+
+@kernel(nogil=True)
+def name_move(
+    root: np.void, table: np.ndarray, db: np.ndarray, db_k: int, value: int, node_limit: int, deadline_ns: int,
+    max_ply: int, stats: np.ndarray, control: np.ndarray,
+) -> int:
+    """The index (``legal_moves`` order) of a move of ``root`` that reaches its proven ``value``,
+    -1 if a budget ran out first. For a solve in which no search failed high: the value is the
+    bound that every continuation reaches, or it was known before the search (database, margin
+    bounds). A search just below it names a move: the root is always searched, so a child proven
+    to reach the value fails it high (quickly: the table holds the proofs)."""
+    w = _new_search_stack(root, max_ply)
+    _start(stats, node_limit, deadline_ns)
+    w.states[0] = root
+    _null_window(w, table, db, db_k, stats, control, 0, value - 1, value, max_ply + 1)
+    return np.int64(-1) if stats[STAT_ABORTED] else w.frames[0, F_BEST_I]
+
+
+# ----------------------------------------------------------------------------------------------
+# The Python face: solve(), the threads that run the kernels, processor-time limits.
 
 
 @dataclass(frozen=True)
@@ -630,7 +761,9 @@ class Solution:
     ``margin`` is the final margin under perfect play from player 0's side (Kalah: South's store
     minus North's; a game without a margin: 1 win, 0 draw, -1 loss for player 0); ``lower`` and
     ``upper`` bound it when the budget ran out (they are equal when ``exact``). ``move`` is a best
-    move for the player to move (None at a terminal position or when the budget ran out first).
+    move for the player to move (None at a terminal position or when the budget ran out first);
+    when the budget ran out, ``fallback`` is a move proven to reach ``lower`` if a search found
+    one, else the table's best guess (None if it has none).
     """
 
     margin: int | None
@@ -640,10 +773,14 @@ class Solution:
     move: int | None
     nodes: int
     searches: int
+    #: Wall-clock time of the solve.
     seconds: float
     has_margin: bool
-    #: Processor time of the search (on a shared machine the fair measure of one core's work).
+    #: Processor time of the solve, summed over its threads (on a shared machine the fair
+    #: measure of the work: it does not grow when other programs take turns on the cores).
     cpu_seconds: float = 0.0
+    threads: int = 1
+    fallback: int | None = None
 
     @property
     def outcome(self) -> int | None:
@@ -658,29 +795,42 @@ def solve(
     table_mb: float = 256.0,
     endgame: tuple[np.ndarray, int] | None = None,
     time: float | None = None,
+    cpu_time: float | None = None,
     nodes: int | None = None,
     guess: int | None = None,
     guess_depth: int | None = None,
     max_ply: int = 1000,
+    threads: int = 1,
+    book: Book | None = None,
 ) -> Solution:
     """Solves ``state`` (a perfect-information ``engines.State``) to its final margin.
 
     Args:
         state: the position; the game must have perfect information and no chance.
-        table: a table from :func:`new_solver_table` to use (and keep filling); else one of
-            ``table_mb`` MiB is made.
+        table: a table from :func:`new_solver_table` to use (and keep filling: every bound in it
+            is proven, so it stays valid for every later position of the same game variant);
+            else one of ``table_mb`` MiB is made.
         endgame: an endgame database ``(db, k)`` of the game (``Game.endgame_database``), or None.
-        time, nodes: a budget in seconds or positions; the result is then maybe not exact.
+        time: a budget in seconds of wall-clock time; ``cpu_time``: in seconds of processor time
+            summed over the threads (what a solve costs, whatever the machine's load);
+            ``nodes``: in positions (per thread). The result is then maybe not exact.
         guess: the first value MTD(f) tests (player 0's margin); default the margin so far,
             refined by estimates to ``guess_depth`` plies (default 12 for a game with a margin,
             none for a game solved to win, draw or loss).
         max_ply: the deepest line the search may follow.
+        threads: threads searching at once, sharing the table (1 to ``MAX_THREADS``; see
+            :func:`prove` for how they split the work).
+        book: an opening :class:`Book` of the game: its positions are written into the table
+            first (never replaced there), and the exact values this solve proves at some cost
+            are added to it (``book.save()`` writes them).
 
     Returns:
         a :class:`Solution`.
 
     Raises:
-        ValueError: for a game with hidden information, or a database not of this game.
+        ValueError: for a game with hidden information, a database or book not of this game,
+            or a bad budget.
+        KeyboardInterrupt: the search stops at once (the table keeps what it proved).
 
     Example:
         >>> from board_arena import engines
@@ -690,11 +840,15 @@ def solve(
     """
     if not state.game.perfect_information:
         raise ValueError(f"{state.game.name} has hidden information: the solver needs perfect information")
+    if not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"threads must be 1..{MAX_THREADS}, not {threads}")
+    for name, budget in (("time", time), ("cpu_time", cpu_time), ("nodes", nodes)):
+        if budget is not None and not budget > 0:
+            raise ValueError(f"{name} must be a positive budget or None, not {budget}")
     record = state.data
     data = record[0] if record.ndim else record
     has = contract.has_margin(data)
     started = _now()
-    cpu_started = _cpu()
     if contract.is_terminal(data):
         m = int(contract.margin(data))
         return Solution(m, m, m, True, None, 0, 0, 0.0, has)
@@ -702,45 +856,453 @@ def solve(
         table = new_solver_table(table_mb)
     if endgame is not None:
         state.game.check_endgame_database(state, *endgame)
+    if book is not None:
+        book.check_game(state.game)
+        book.load_into(table)
     db, k = endgame if endgame is not None else (np.zeros(0, np.int8), -1)
+    k = int(k)
     me = int(contract.current_player(data))
     sign = 1 if me == 0 else -1
     base = int(contract.margin(data))
+    lo, hi = (int(v) for v in contract.margin_bounds(data))
+    lower, upper = (lo, hi) if me == 0 else (-hi, -lo)
+    exact_value = int(contract.endgame_value(data, db, k))
+    if exact_value != contract.NO_ENDGAME_VALUE:
+        lower = upper = exact_value
+    known = _probe(table, np.uint64(contract.solve_key(data)))  # an earlier solve's or the book's
+    if known:
+        lower, upper = max(lower, int(_lower_of(known))), min(upper, int(_upper_of(known)))
     # The search's value is the change of the margin from here, seen by the mover.
     first = 0 if guess is None else sign * (int(guess) - base)
-    stats = np.zeros(STAT_SIZE, np.int64)
-    result = np.zeros(3, np.int64)
-    deadline = deadline_after(time)
     if guess_depth is None:
         guess_depth = 12 if has and guess is None else 0
-    guess_table = new_solver_table(min(64.0, max(0.01, table.nbytes / 2**20 / 16))) if guess_depth else table[:BUCKET]
-    index = solve_position(data, table, guess_table, int(guess_depth), db, int(k), first, int(nodes or 2**62), deadline,
-                           int(max_ply), stats, result)
-    if stats[STAT_ABORTED] == 2:
+    node_limit = int(nodes or 2**62)
+    deadline = deadline_after(time)
+    control = np.zeros(CONTROL_SIZE, np.int64)
+    stats = np.zeros((threads, STAT_SIZE), np.int64)
+    cpu = 0.0
+    guess_table = None
+    if guess_depth and lower < upper:
+        guess_table = new_solver_table(min(64.0, max(0.01, table.nbytes / 2**20 / 16)))
+        estimate_stats = np.zeros(STAT_SIZE, np.int64)
+        out: list[int] = []
+        cpu += _run_threads([lambda: out.append(estimate(data, guess_table, int(guess_depth), db, k, first, lower, upper,
+                                                          node_limit, deadline, estimate_stats, control))],
+                            control, cpu_time)
+        first = out[0] if out else first
+        stats[0, STAT_NODES] += estimate_stats[STAT_NODES]
+        node_limit = max(1, node_limit - int(estimate_stats[STAT_NODES]))
+    control[CONTROL_GUESS] = first
+    bounds = np.empty((threads, 3), np.int64)
+    bounds[:] = (lower, upper, -1)
+    if lower < upper and not control[CONTROL_STOP]:
+        runs = [_prover(data, table, db, k, node_limit, deadline, max_ply, stats, control, bounds, t) for t in range(threads)]
+        cpu += _run_threads(runs, control, None if cpu_time is None else cpu_time - cpu)
+    if (stats[:, STAT_ABORTED] == ABORTED_DEPTH).any():
         raise ValueError(f"a line of play is longer than max_ply={max_ply}: raise it")
-    lo, hi = int(result[0]), int(result[1])
-    lower, upper = (base + lo, base + hi) if me == 0 else (base - hi, base - lo)
-    exact = lower == upper
-    move = None
-    if index >= 0:
-        move = int(state.legal_moves()[index])
+    lower, upper = int(bounds[:, 0].max()), int(bounds[:, 1].min())
+    index = -1
+    for t in range(threads):
+        if bounds[t, 0] == lower and bounds[t, 2] >= 0:
+            index = int(bounds[t, 2])
+    if index < 0 and lower == upper and not control[CONTROL_STOP]:
+        found: list[int] = []
+        control[CONTROL_DECIDED:CONTROL_DECIDED + MAX_THREADS] = 0
+        name_stats = np.zeros(STAT_SIZE, np.int64)
+        cpu += _run_threads([lambda: found.append(name_move(data, table, db, k, lower, node_limit, deadline, max_ply,
+                                                            name_stats, control))],
+                            control, None if cpu_time is None else cpu_time - cpu)
+        index = found[0] if found else -1
+        stats[0, STAT_NODES] += name_stats[STAT_NODES]
+    exact = lower == upper and index >= 0
+    legal = state.legal_moves()
+    fallback = None
+    if not exact:
+        # The move that proved the best lower bound, else the table's move of the root, else the
+        # estimates' (when the budget ran out before the exact search began).
+        key = np.uint64(contract.solve_key(data))
+        guess_index = index if index >= 0 else _move_of(_probe(table, key))
+        if guess_index < 0 and guess_table is not None:
+            guess_index = _move_of(_probe(guess_table, key))
+        fallback = int(legal[guess_index]) if 0 <= guess_index < len(legal) else None
+    if book is not None and exact and stats[:, STAT_NODES].sum() >= 1 << (book.min_work - 1):
+        book.harvest(table)  # a solve this cheap cannot have proved anything the book keeps
+    m_lower, m_upper = (base + lower, base + upper) if me == 0 else (base - upper, base - lower)
     return Solution(
-        margin=lower if exact else None,
-        lower=lower,
-        upper=upper,
+        margin=m_lower if exact else None,
+        lower=m_lower,
+        upper=m_upper,
         exact=exact,
-        move=move,
-        nodes=int(stats[STAT_NODES]),
-        searches=int(stats[STAT_SEARCHES]),
+        move=int(legal[index]) if exact else None,
+        nodes=int(stats[:, STAT_NODES].sum()),
+        searches=int(stats[:, STAT_SEARCHES].sum()),
         seconds=_now() - started,
         has_margin=has,
-        cpu_seconds=_cpu() - cpu_started,
+        cpu_seconds=cpu,
+        threads=threads,
+        fallback=fallback,
     )
+
+
+def _prover(data, table, db, k, node_limit, deadline, max_ply, stats, control, bounds, thread):
+    def run():
+        prove(data, table, db, k, node_limit, deadline, max_ply, stats[thread], control, bounds, thread)
+
+    return run
+
+
+# How often the caller's thread looks at the searching threads' processor time (seconds).
+_POLL = 0.01
+
+
+def _run_threads(calls: list, control: np.ndarray, cpu_time: float | None) -> float:
+    """Runs each of ``calls`` (a kernel that releases the interpreter lock and polls
+    ``control[CONTROL_STOP]``) in a thread of its own and waits for them; returns the processor
+    time they used. Sets the stop flag when their processor time reaches ``cpu_time`` or on
+    Ctrl-C (then re-raised once every thread has stopped)."""
+    used = [0.0] * len(calls)
+    clocks: list[int | None] = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def work(i: int, call) -> None:
+        started = _thread_cpu()
+        try:
+            call()
+        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread
+            errors.append(error)
+            control[CONTROL_STOP] = 1
+        finally:
+            used[i] = _thread_cpu() - started
+
+    workers = [threading.Thread(target=work, args=(i, call), daemon=True) for i, call in enumerate(calls)]
+    for worker in workers:
+        worker.start()
+    if cpu_time is not None:
+        clocks = [_clock_of(worker) for worker in workers]
+    starts = [_read_clock(clock, 0.0) for clock in clocks]
+    try:
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(_POLL)
+                if cpu_time is not None and not control[CONTROL_STOP]:
+                    spent = sum(max(0.0, _read_clock(c, s) - s) if w.is_alive() else used[i]
+                                for i, (w, c, s) in enumerate(zip(workers, clocks, starts)))
+                    if spent >= cpu_time:
+                        control[CONTROL_STOP] = 1
+    except KeyboardInterrupt:
+        control[CONTROL_STOP] = 1
+        for worker in workers:
+            worker.join()
+        raise
+    if errors:
+        raise errors[0]
+    return sum(used)
+
+
+def _thread_cpu() -> float:
+    return time.thread_time()
+
+
+def _clock_of(worker: threading.Thread) -> int | None:
+    """The processor-time clock of a running thread (POSIX), or None: then the process's."""
+    try:
+        return time.pthread_getcpuclockid(worker.ident)  # type: ignore[arg-type]
+    except (AttributeError, OSError, TypeError):
+        return None
+
+
+def _read_clock(clock: int | None, otherwise: float) -> float:
+    """The clock's seconds (the process's processor time for None); ``otherwise`` once the
+    thread has ended."""
+    if clock is None:
+        return time.process_time()
+    try:
+        return time.clock_gettime(clock)
+    except OSError:
+        return otherwise
 
 
 def _now() -> float:
     return time.perf_counter()
 
 
-def _cpu() -> float:
-    return time.process_time()
+# ----------------------------------------------------------------------------------------------
+# The opening book: positions solved once stay solved.
+
+BOOK_ENTRY = np.dtype([("key", np.uint64), ("value", np.int16)])
+_BOOK_KIND = "board-arena solved positions"
+_BOOK_VERSION = 1
+
+
+@kernel
+def _pin(table, keys, values):
+    """Writes each book entry into ``table`` as an exact value that is never replaced."""
+    for i in range(len(keys)):
+        _store(table, keys[i], np.int64(values[i]), np.int64(values[i]), np.int64(-1), np.int64(WORK_PINNED))
+
+
+@kernel
+def _exact_entries(table, min_work, keys, values):
+    """The table's exact values whose proof cost at least ``2 ** (min_work - 1)`` positions (book
+    entries aside): written into ``keys``, ``values`` when they are large enough; returns their
+    count either way."""
+    n = 0
+    for i in range(len(table)):
+        data = table[i, 1]
+        if data == 0:
+            continue
+        work = _work_of(data)
+        if work < min_work or work == WORK_PINNED or _lower_of(data) != _upper_of(data):
+            continue
+        if n < len(keys):
+            keys[n] = table[i, 0] ^ data
+            values[n] = _lower_of(data)
+        n += 1
+    return n
+
+
+class Book:
+    """The solved positions of one game variant: an opening book that the solver writes and
+    reads, so that a position solved once stays solved, in later moves, games and processes.
+
+    Each entry is a position's key (``contract.solve_key``) and its exact value (the change of
+    the margin from there to the end under perfect play, seen by its player to move). The book
+    takes the exact values a solve proved at a cost of at least ``2 ** (min_work - 1)`` positions
+    (the expensive ones: the rest are quicker to prove again than to keep), and writes them into
+    a solver's table as entries that are never replaced. It is kept in the cache folder
+    (``$BOARD_ARENA_CACHE/book`` or the user's cache folder), one file per game variant, whose
+    header (``engines.datafile``) is verified when it is read: a damaged file is refused with one
+    line. :meth:`save` merges with what other processes saved meanwhile.
+
+    Example:
+        >>> from board_arena import engines
+        >>> from board_arena.agents.solver import Book, solve
+        >>> game = engines.make("kalah", pits=3, seeds=3)
+        >>> book = Book(game, path=None, min_work=1)
+        >>> solve(game.new_initial_state(), table_mb=1, book=book).margin
+        2
+        >>> len(book) > 0
+        True
+    """
+
+    #: Entries whose proof cost at least 2 ** 15 positions by default.
+    MIN_WORK = 16
+
+    def __init__(self, game: Game, path: Path | None | str = "default", *, min_work: int = MIN_WORK):
+        """A book for ``game`` with what ``path`` holds (default: the variant's file in the cache
+        folder; None: a book kept in memory only).
+
+        Raises:
+            ValueError: the game has hidden information, or the file fails its checks.
+        """
+        if not game.perfect_information:
+            raise ValueError(f"{game.name} has hidden information: there is no book of solved positions")
+        self.game = game
+        self.min_work = int(min_work)
+        self.path: Path | None = book_path(game) if path == "default" else (None if path is None else Path(path))
+        self.keys = np.zeros(0, np.uint64)
+        self.values = np.zeros(0, np.int16)
+        # What each table was given: id -> (weak reference, entries given), so that a table is
+        # given only the entries added since.
+        self._given: dict[int, tuple[weakref.ref, int]] = {}
+        self._order = np.zeros(0, np.int64)  # indices of the entries in the order they were added
+        if self.path is not None and self.path.exists():
+            self._merge(self._read(self.path))
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __repr__(self) -> str:
+        return f"Book({self.game!r}, {len(self)} positions, {self.path or 'in memory'})"
+
+    def _fields(self) -> dict:
+        return {"game": self.game.name, "params": {k: v for k, v in sorted(self.game.params.items())}}
+
+    def _read(self, path: Path) -> np.ndarray:
+        try:
+            return datafile.read(path, _BOOK_KIND, _BOOK_VERSION, self._fields(), BOOK_ENTRY)
+        except datafile.DataFileError as error:
+            raise datafile.DataFileError(f"{error}; delete it to start the book again") from None
+
+    def _merge(self, entries: np.ndarray) -> int:
+        """Adds ``entries`` (``BOOK_ENTRY``) not in the book yet; returns how many."""
+        if not len(entries):
+            return 0
+        keys = np.asarray(entries["key"], np.uint64)
+        keys, first = np.unique(keys, return_index=True)
+        values = np.asarray(entries["value"], np.int16)[first]
+        new = ~np.isin(keys, self.keys, assume_unique=True)
+        if not new.any():
+            return 0
+        start = len(self.keys)
+        self.keys = np.concatenate([self.keys, keys[new]])
+        self.values = np.concatenate([self.values, values[new]])
+        self._order = np.arange(len(self.keys))
+        return len(self.keys) - start
+
+    def check_game(self, game: Game) -> None:
+        """Raises ValueError unless ``game`` is the book's variant."""
+        if game != self.game:
+            raise ValueError(f"this book is of {self.game!r}, not of {game!r}")
+
+    def load_into(self, table: np.ndarray) -> None:
+        """Writes the entries that ``table`` has not been given yet into it, never to be replaced."""
+        ref, given = self._given.get(id(table), (None, 0))
+        if ref is None or ref() is not table:
+            given = 0
+        if given < len(self.keys):
+            _pin(table, self.keys[given:], self.values[given:])
+        self._given[id(table)] = (weakref.ref(table), len(self.keys))
+
+    def harvest(self, table: np.ndarray) -> int:
+        """Adds the table's expensive exact values (see the class); returns how many were new."""
+        count = _exact_entries(table, self.min_work, np.zeros(0, np.uint64), np.zeros(0, np.int16))
+        if not count:
+            return 0
+        keys = np.empty(count, np.uint64)
+        values = np.empty(count, np.int16)
+        _exact_entries(table, self.min_work, keys, values)
+        entries = np.empty(count, BOOK_ENTRY)
+        entries["key"] = keys
+        entries["value"] = values
+        return self._merge(entries)
+
+    def value(self, state: State) -> int | None:
+        """The book's final margin of ``state`` for player 0 under perfect play, None if not in it."""
+        self.check_game(state.game)
+        data = state.data
+        hits = np.nonzero(self.keys == np.uint64(contract.solve_key(data)))[0]
+        if not len(hits):
+            return None
+        change = int(self.values[hits[0]])
+        return int(contract.margin(data)) + (change if contract.current_player(data) == 0 else -change)
+
+    def save(self) -> Path | None:
+        """Writes the book to its file, with the entries that other processes saved there since
+        it was read (a process that saves at the same moment may lose its latest entries to
+        this one, never corrupt the file); returns the file (None for a book in memory).
+
+        Raises:
+            OSError: the file cannot be written.
+        """
+        if self.path is None:
+            return None
+        if self.path.exists():
+            try:
+                self._merge(self._read(self.path))
+            except datafile.DataFileError:
+                pass  # a damaged file is replaced by this book
+        datafile.remove_stale_partials(self.path)
+        entries = np.empty(len(self.keys), BOOK_ENTRY)
+        order = np.argsort(self.keys)
+        entries["key"] = self.keys[order]
+        entries["value"] = self.values[order]
+        datafile.write(self.path, _BOOK_KIND, _BOOK_VERSION, self._fields(), entries)
+        return self.path
+
+
+def book_path(game: Game) -> Path:
+    """The file of ``game``'s book in the cache folder (one per variant)."""
+    params = "-".join(f"{key}={value}" for key, value in sorted(game.params.items()))
+    return datafile.cache_root() / "book" / f"{game.name}-{params}.book"
+
+
+# ----------------------------------------------------------------------------------------------
+# The agent that plays by the solver.
+
+
+@register_agent
+class SolverAgent(Agent):
+    """``solver``: plays a move that keeps the game-theoretic value, proven by the exact solver,
+    whenever the solve finishes within the move's budget.
+
+    Per move: :func:`solve` from the position with the agent's table (kept between moves and
+    games: every bound in it is proven, so it never goes stale, and :meth:`reset` keeps it; it is
+    cleared only when the agent meets another game variant), the game's endgame database (Kalah)
+    and the variant's opening :class:`Book` (read once, added to after each expensive solve and
+    saved). The move is exact when the solve finishes; when the budget runs out first it is the
+    move that proved the best lower bound so far (else the table's guess), and the search reports
+    the bounds it proved. Plays every perfect-information game without chance.
+    """
+
+    name = "solver"
+    summary = "exact solver (MTD(f), proven-bounds table, endgame database, opening book): perfect play when it finishes"
+    PARAMS = (
+        replace(TIME, default=1.0, doc="seconds per move (wall clock); none: solve to the end, however long"),
+        NODES,
+        Param("endgame", None, "Kalah: endgame database of every position up to this many seeds on the board "
+              "(built once into the cache folder); none: the largest in the cache folder, else one of at most "
+              f"{2**25:,} positions; 0: none", low=0, high=63, kind=int, allow_none=True),
+        Param("book", True, "read and write the variant's book of solved positions (cache folder)"),
+        Param("table_mb", 256.0, "table of proven bounds, MiB (kept between moves and games)", low=0.001, high=16384.0),
+        Param("threads", 1, "threads searching at once (they share the table)", low=1, high=MAX_THREADS),
+    )
+    #: A book is saved after a move whose solve took at least this much processor time.
+    SAVE_AFTER_CPU = 0.5
+
+    def _check_params(self) -> None:
+        self._table: np.ndarray | None = None
+        self._game: Game | None = None
+        self._book: Book | None = None
+        self._db: tuple[np.ndarray, int] | None = None
+
+    def check_game(self, game: Game) -> None:
+        super().check_game(game)
+        size = self.params["endgame"]
+        if size:
+            if not game.has_endgame_databases:
+                raise ValueError(f"{self.name}: endgame={size}, but {game.name} has no endgame databases")
+            game.check_endgame_size(size)
+
+    def reset(self, seed: int | None = None) -> None:
+        # The table is not cleared: it holds only proven bounds, which a new game does not change.
+        super().reset(seed)
+
+    def _prepare(self, state: State) -> None:
+        """Table, database and book for ``state``'s variant (made at the first move of a variant)."""
+        game = state.game
+        if self._game == game:
+            return
+        if self._table is None:
+            self._table = new_solver_table(self.params["table_mb"])
+        else:
+            self._table[:] = 0  # another variant: its bounds would be wrong here
+        self._game = game
+        self._db = self._database(state)
+        self._book = Book(game) if self.params["book"] else None
+
+    def _database(self, state: State) -> tuple[np.ndarray, int] | None:
+        game = state.game
+        size = self.params["endgame"]
+        if not game.has_endgame_databases or size == 0:
+            return None
+        if size is None:
+            size = game.default_endgame_size(state)
+        return game.endgame_database(state, size, build_missing=True) if size else None
+
+    def _select(self, state: State, limit: Limit) -> SearchInfo:
+        self._prepare(state)
+        solution = solve(state, table=self._table, endgame=self._db, time=limit.time, nodes=limit.nodes,
+                         threads=self.params["threads"], book=self._book)
+        if self._book is not None and solution.exact and solution.cpu_seconds >= self.SAVE_AFTER_CPU:
+            try:
+                self._book.save()
+            except OSError:
+                pass  # a read-only cache folder: the book stays in memory
+        sign = 1 if state.current_player == 0 else -1
+        if solution.exact:
+            move = solution.move
+        else:
+            move = solution.fallback
+            if move is None:
+                moves = state.legal_moves()
+                move = int(moves[rng_below(self.rng, len(moves))])
+        lower, upper = sorted((sign * solution.lower, sign * solution.upper))
+        decided = lower > 0 or upper < 0 or lower == upper == 0
+        return SearchInfo(
+            move=int(move),  # type: ignore[arg-type]
+            value=float(np.sign(lower if lower > 0 else upper)) if decided else 0.0,
+            exact=decided,
+            nodes=solution.nodes,
+            margin=sign * solution.margin if solution.exact and solution.has_margin and solution.margin is not None else None,
+        )

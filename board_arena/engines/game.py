@@ -578,6 +578,11 @@ class Game:
         (an agent asking for one checks it when it is made, not at its first move)."""
         raise ValueError(f"{self.name} has no endgame databases")
 
+    def default_endgame_size(self, state: "State") -> int:
+        """The database size that an agent uses when not told (0: none): a game with databases
+        picks one that is quick to build or already built."""
+        return 0
+
 
 class State:
     """A position of a game, with the moves that led to it.

@@ -157,16 +157,41 @@ your letters are printed on your side of the board."""
     has_endgame_databases = True
 
     def endgame_database(
-        self, state: State, size: int, *, build_missing: bool = False, progress: bool = False
+        self, state: State, size: int, *, build_missing: bool = False, progress: bool = False, rebuild: bool = False
     ) -> tuple[np.ndarray, int] | None:
         """The database of every position of ``state``'s variant with at most ``size`` seeds on the
-        board (see :meth:`Game.endgame_database` and :mod:`engines.mancala.endgame`)."""
+        board (see :meth:`Game.endgame_database` and :mod:`engines.mancala.endgame`), verified
+        when read; ``rebuild``: built again in place of a damaged file.
+
+        Raises:
+            ValueError: ``size`` out of range or too large to build; the file fails its checks
+                (``endgame.DatabaseError``, one line saying how to build it again).
+        """
         s = state.data
         return endgame.load(int(s["pits"]), size, int(s["capture"]), bool(s["empty_capture"]),
-                            build_missing=build_missing, progress=progress)
+                            build_missing=build_missing, rebuild=rebuild, progress=progress)
 
     def check_endgame_database(self, state: State, db: np.ndarray, size: int) -> None:
-        endgame.check(int(state.data["pits"]), db, size)
+        s = state.data
+        endgame.check(int(s["pits"]), db, size, int(s["capture"]), bool(s["empty_capture"]))
+
+    #: The largest database built without being asked for by size (about ten seconds).
+    DEFAULT_ENDGAME_POSITIONS = 1 << 25
+
+    def default_endgame_size(self, state: State) -> int:
+        """The largest database of the variant already in the cache folder, else the largest of
+        at most ``DEFAULT_ENDGAME_POSITIONS`` positions (Kalah with 6 pits: 16 seeds); never more
+        seeds than the game has (a bigger database would hold nothing more of use)."""
+        s = state.data
+        south, north = kernels.pit_counts(s)
+        seeds = int(sum(south)) + int(sum(north)) + int(s["stores"].sum())
+        built = endgame.available_sizes(int(s["pits"]), int(s["capture"]), bool(s["empty_capture"]))
+        if built:
+            return min((k for k in built if k >= seeds), default=max(built))
+        size = 0
+        while size < min(seeds, kernels.MAX_DB_SEEDS) and endgame.database_size(int(s["pits"]), size + 1) <= self.DEFAULT_ENDGAME_POSITIONS:
+            size += 1
+        return size
 
     def check_endgame_size(self, size: int) -> None:
         pits, seeds = self.params["pits"], 2 * self.params["pits"] * self.params["seeds"]
@@ -177,7 +202,7 @@ your letters are printed on your side of the board."""
             why = (f"the game has {seeds} seeds" if largest == seeds else
                    f"a database of {largest + 1} seeds on {pits} pits would hold over {endgame.MAX_BUILD_POSITIONS:,} positions")
             raise ValueError(f"an endgame database of {self.name} with {pits} pits holds 1 to {largest} seeds "
-                             f"({why}), not {size}")
+                             f"({why}), not {size}" + (": ask for fewer seeds" if size > largest else ""))
 
     def _board(self, state: State) -> dict[str, Any]:
         south, north = kernels.pit_counts(state.data)
