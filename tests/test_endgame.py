@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -259,3 +261,13 @@ def test_the_default_database_is_small_and_never_has_more_seeds_than_the_game(ca
     assert small.default_endgame_size(small.new_initial_state(0)) == 18  # all of its 18 seeds
     kalah = engines.make("kalah")
     assert kalah.default_endgame_size(kalah.new_initial_state(0)) == 16  # the largest of at most 2**25 positions
+
+
+def test_the_builder_run_as_a_module_says_one_line():
+    # Run as `python -m` (as the README shows it): nothing may print before the error, not even
+    # Python's warning about a module imported before it runs as __main__.
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "board_arena.engines.mancala.endgame", "--pits", "0"],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "--pits must be 1..8, not 0" in done.stderr, done.stderr

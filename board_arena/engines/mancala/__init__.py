@@ -27,7 +27,11 @@ from typing import Any, ClassVar, Sequence
 import numpy as np
 
 from board_arena.engines.game import Game, Param, State, wrap_paragraphs
-from board_arena.engines.mancala import endgame, kernels
+from board_arena.engines.mancala import kernels
+
+# The endgame module is imported by the methods that use it, not here: `python -m
+# board_arena.engines.mancala.endgame` (the database builder) runs it as __main__, which Python
+# warns about when importing the package has already imported it.
 from board_arena.engines.style import Style
 
 _LETTERS = "abcdefgh"
@@ -167,11 +171,15 @@ your letters are printed on your side of the board."""
             ValueError: ``size`` out of range or too large to build; the file fails its checks
                 (``endgame.DatabaseError``, one line saying how to build it again).
         """
+        from board_arena.engines.mancala import endgame
+
         s = state.data
         return endgame.load(int(s["pits"]), size, int(s["capture"]), bool(s["empty_capture"]),
                             build_missing=build_missing, rebuild=rebuild, progress=progress)
 
     def check_endgame_database(self, state: State, db: np.ndarray, size: int) -> None:
+        from board_arena.engines.mancala import endgame
+
         s = state.data
         endgame.check(int(s["pits"]), db, size, int(s["capture"]), bool(s["empty_capture"]))
 
@@ -182,6 +190,8 @@ your letters are printed on your side of the board."""
         """The largest database of the variant already in the cache folder, else the largest of
         at most ``DEFAULT_ENDGAME_POSITIONS`` positions (Kalah with 6 pits: 16 seeds); never more
         seeds than the game has (a bigger database would hold nothing more of use)."""
+        from board_arena.engines.mancala import endgame
+
         s = state.data
         south, north = kernels.pit_counts(s)
         seeds = int(sum(south)) + int(sum(north)) + int(s["stores"].sum())
@@ -194,6 +204,8 @@ your letters are printed on your side of the board."""
         return size
 
     def check_endgame_size(self, size: int) -> None:
+        from board_arena.engines.mancala import endgame
+
         pits, seeds = self.params["pits"], 2 * self.params["pits"] * self.params["seeds"]
         largest = 0  # the largest database of this many pits that endgame.load builds
         while largest < min(seeds, kernels.MAX_DB_SEEDS) and endgame.database_size(pits, largest + 1) <= endgame.MAX_BUILD_POSITIONS:
