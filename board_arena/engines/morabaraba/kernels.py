@@ -769,13 +769,13 @@ def can_move(s, p):
 
 
 @kernel(inline="always")
-def _end(s, own, opp, in_hand, can_move_, three_cow, no_shot, plies):
-    """END_* for the player to move (cows ``own``, ``in_hand``; ``can_move_``: whether it has a
+def _end(s, own, opp, in_hand, movable, three_cow, no_shot, plies):
+    """END_* for the player to move (cows ``own``, ``in_hand``; ``movable``: whether it has a
     move), the counters as given and the limits of ``s``, the rules in order of precedence: a
     win (two cows left, or no move) before the draw rules."""
     if popcount(own) + np.int64(in_hand) <= 2:
         return END_TWO_COWS
-    if not can_move_:
+    if not movable:
         if s["full_board_draw"] != 0 and (own | opp) == _BB_ALL:
             return END_FULL_BOARD
         return END_BLOCKED
@@ -888,8 +888,8 @@ def random_playout(s, rng, scratch):
         played += 1
         plies += 1
         fly = flies and in_hand == 0 and popcount(own) == 3
-        can_move_ = _can_move(own, opp, in_hand, d, fly, _U0, False)
-        end = _end(s, own, opp, in_hand, can_move_, three_cow, no_shot, played)
+        movable = _can_move(own, opp, in_hand, d, fly, _U0, False)
+        end = _end(s, own, opp, in_hand, movable, three_cow, no_shot, played)
     rng[0] = x
     s["cows"][me] = own
     s["cows"][1 - me] = opp
