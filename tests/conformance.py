@@ -26,7 +26,14 @@ import numpy as np
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, contract
-from board_arena.engines._jit import kernel, rng_below, rng_from_seed
+from board_arena.engines._jit import (
+    _GOLDEN,
+    _MIX1,
+    _MIX2,
+    kernel,
+    rng_below,
+    rng_from_seed,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -203,22 +210,59 @@ def check_conformance(game, games=20, invariant=None):
     return finals
 
 
+# Exact uniformity of ``random_legal_move``: the contract has it draw one ``rng_below(rng, n)``
+# (``n`` legal moves) and map it to the moves one to one. The generator's next number is
+# ``mix64(state + GOLDEN)``, a bijection, so a generator state that makes ``rng_below(rng, n)``
+# return any chosen ``k`` can be computed (splitmix64's finaliser inverted step by step), and the
+# draws for k = 0..n-1 must then be the n legal moves, each once.
+_MIX1_INVERSE = np.uint64(pow(int(_MIX1), -1, 2**64))
+_MIX2_INVERSE = np.uint64(pow(int(_MIX2), -1, 2**64))
+_U27, _U30, _U31, _U32, _U54, _U60, _U62 = (np.uint64(k) for k in (27, 30, 31, 32, 54, 60, 62))
+
+
+@kernel(inline="always")
+def generator_for(k, n):
+    """A generator state (``rng[0]``) whose next ``rng_below(rng, n)`` is ``k`` (0 <= k < n < 2**32):
+    the one whose next 64 bits are ``ceil(k * 2**32 / n) << 32``."""
+    z = ((np.uint64(k) << _U32) + np.uint64(n - 1)) // np.uint64(n) << _U32
+    z ^= (z >> _U31) ^ (z >> _U62)  # mix64 backwards
+    z *= _MIX2_INVERSE
+    z ^= (z >> _U27) ^ (z >> _U54)
+    z *= _MIX1_INVERSE
+    z ^= (z >> _U30) ^ (z >> _U60)
+    return z - _GOLDEN
+
+
 @kernel
-def _draw_mismatches(root, rng, scratch, moves, draws):
+def _draw_errors(root, rng, scratch, moves, drawn_counts):
     """Plays one random game from ``root`` (in place) by ``contract.random_legal_move``; at every
-    position checks ``draws`` draws against the listing's: the move ``legal_moves`` lists at
-    ``rng_below(rng, n)``, with the generator left in the same state. Returns the mismatches."""
-    mismatches = 0
+    position checks that the draws of the n values of ``rng_below(rng, n)`` are the n legal moves,
+    each once, each taking one number from the generator (exact uniformity), and that the same
+    generator state draws the same move (reproducibility). Returns the positions that fail."""
+    errors = 0
     twin = np.empty(1, np.uint64)
     while not contract.is_terminal(root):
         n = contract.legal_moves(root, moves)
-        for _ in range(draws):
-            twin[0] = rng[0]
+        drawn_counts[:n] = 0
+        ok = True
+        for k in range(n):
+            start = generator_for(k, n)
+            twin[0] = start
+            ok &= rng_below(twin, n) == k
+            rng[0] = start
             drawn = contract.random_legal_move(root, rng, scratch)
-            if drawn != moves[rng_below(twin, n)] or twin[0] != rng[0]:
-                mismatches += 1
+            ok &= rng[0] == twin[0]
+            twin[0] = start
+            ok &= contract.random_legal_move(root, twin, scratch) == drawn
+            for i in range(n):
+                if moves[i] == drawn:
+                    drawn_counts[i] += 1
+                    break
+        for i in range(n):
+            ok &= drawn_counts[i] == 1
+        errors += not ok
         contract.apply_move(root, contract.random_legal_move(root, rng, scratch))
-    return mismatches
+    return errors
 
 
 @kernel
@@ -244,10 +288,10 @@ def chi_square_bound(dof: int, z: float = 4.75) -> float:
     return dof * (1.0 - a + z * a**0.5) ** 3
 
 
-def check_random_moves(game, games=3, draws=4, per_move=300):
-    """The contract's random move and playout: ``random_legal_move`` draws exactly the listing's
-    ``moves[rng_below(rng, n)]`` (same move, same generator state) at every position of random
-    games, its counts at one position of each game pass a chi-square test of uniformity, and
+def check_random_moves(game, games=3, per_move=300):
+    """The contract's random move and playout: ``random_legal_move`` is exactly uniform and
+    reproducible at every position of random games (:func:`_draw_errors`), its counts from a
+    seeded generator at one position of each game pass a chi-square test of uniformity, and
     ``random_playout`` (the game's own where it has one) plays move for move what the default
     loop plays."""
     width = game.max_moves
@@ -255,8 +299,9 @@ def check_random_moves(game, games=3, draws=4, per_move=300):
     moves = np.empty(width, contract.MOVE_DTYPE)
     for g in range(games):
         state = game.new_initial_state(seed=g)
-        assert _draw_mismatches(state.copy().data, rng_from_seed(g), scratch, moves, draws) == 0, (
-            f"{game.name}: random_legal_move is not the listing's draw"
+        drawn_counts = np.zeros(width, np.int64)
+        assert _draw_errors(state.copy().data, rng_from_seed(g), scratch, moves, drawn_counts) == 0, (
+            f"{game.name}: random_legal_move is not one draw mapped one to one to the legal moves"
         )
         # Uniformity, at a position some plies in (more moves than at the start in most games).
         rng = rng_from_seed(100 + g)

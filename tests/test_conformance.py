@@ -29,7 +29,7 @@ def test_every_registered_game_passes_conformance(name):
 
 
 @pytest.mark.parametrize("name", engines.available_games())
-def test_random_moves_are_the_listings_draws_and_uniform(name):
+def test_random_moves_are_exactly_uniform_and_reproducible(name):
     check_random_moves(engines.make(name))
 
 

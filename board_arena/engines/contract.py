@@ -52,16 +52,22 @@ A module may also provide ``move_capacity(s)``: the most legal moves of any stat
 variant, when that is far below ``MAX_MOVES`` (agents size their move buffers with
 :func:`max_moves`, which uses it).
 
-Optional kernels for speed, each with a default built on the required ones (a game's own must
-give exactly what the default gives: the same move, the same plies, the same generator state):
+Optional kernels for speed, each with a default built on the required ones (a game's own
+``random_playout`` must give exactly what the default gives: the same moves, plies and generator
+state; a game's own ``random_legal_move`` the same draw, maybe in another order):
 
 ==================================  =============================================================
-``random_legal_move(s, rng,         a uniformly random legal move of the non-terminal ``s``: the
-scratch)``                          move that ``legal_moves`` lists at index ``rng_below(rng, n)``
-                                    (``n`` the number of legal moves), found without listing them
-                                    all where the game can. ``scratch``: ``int64[>=max_moves(s)]``
-                                    for the default, which lists them there. Every random move of
-                                    a rollout or a random agent is drawn through it
+``random_legal_move(s, rng,         a uniformly random legal move of the non-terminal ``s``: one
+scratch)``                          ``rng_below(rng, n)`` (``n`` the number of legal moves) mapped
+                                    one to one onto the legal moves, in an order that ``s`` alone
+                                    decides: the default takes the move ``legal_moves`` lists at
+                                    that index; a game's own may number the moves in an order
+                                    that it finds without listing them. So the draw is exactly
+                                    uniform and the same generator state gives the same move
+                                    (``tests/conformance.py`` checks both at every position of
+                                    random games). ``scratch``: ``int64[>=max_moves(s)]`` for the
+                                    default, which lists the moves there. Every random move of a
+                                    rollout or a random agent is drawn through it
 ``random_playout(s, rng,            plays ``random_legal_move`` and ``apply_move`` from ``s`` (in
 scratch)``                          place) to the end; returns the plies played. A game's own
                                     version keeps its state in local variables (registers) from

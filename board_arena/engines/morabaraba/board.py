@@ -143,6 +143,33 @@ TO_LAYOUT, FROM_LAYOUT, LINE_STARTS, NEIGHBOURS_ALONG = _layout_tables()
 assert all(_points(line) == (3 * i, 3 * i + 1, 3 * i + 2) for i, line in enumerate(ROW_LINES))
 
 
+# The rings' layout, for drawing a random move (``kernels.random_legal_move``): bit 8r + i is
+# point i of ring r (0 the outer square), clockwise from its top-left corner, so corners are the
+# even bits and the middles of the sides the odd ones. A step along a ring is then a rotation
+# within a byte and a step across the rings a shift by 8, and every line is either three points
+# i, i+1, i+2 (i even) of a ring or a "spoke", the points i, 8+i, 16+i: the middles of the sides
+# (odd i), or the corners (even i), which are the diagonals.
+RING_LINES = ("a7 d7 g7 g4 g1 d1 a1 a4", "b6 d6 f6 f4 f2 d2 b2 b4", "c5 d5 e5 e4 e3 d3 c3 c4")
+
+
+def _ring_tables():
+    ring_points = np.array([POINT_OF[name] for ring in RING_LINES for name in ring.split()], dtype=np.int64)
+    to_rings = np.zeros((3, 256), dtype=np.uint64)  # [byte of the board, value]: the rings' bits
+    for byte in range(3):
+        for value in range(256):
+            points = {8 * byte + i for i in range(8) if value >> i & 1}
+            to_rings[byte, value] = sum(1 << b for b, p in enumerate(ring_points) if p in points)
+    return ring_points, to_rings
+
+
+RING_POINTS, TO_RINGS = _ring_tables()  # int64[24]: the point of each ring bit; uint64[3, 256]
+_RING_SIDES = {frozenset(int(RING_POINTS[8 * r + (i + j) % 8]) for j in range(3)) for r in range(3) for i in (0, 2, 4, 6)}
+_SPOKES = {i: frozenset(int(RING_POINTS[8 * r + i]) for r in range(3)) for i in range(8)}
+assert sorted(RING_POINTS) == list(range(N_POINTS))
+assert {frozenset(line) for line in LINES[:N_ORTHOGONAL_MILLS]} == _RING_SIDES | {_SPOKES[i] for i in (1, 3, 5, 7)}
+assert {frozenset(line) for line in LINES[N_ORTHOGONAL_MILLS:]} == {_SPOKES[i] for i in (0, 2, 4, 6)}
+
+
 def mill_name(m: int) -> str:
     """A mill written by its points along the line, e.g. ``a7-d7-g7``."""
     return "-".join(POINT_NAMES[p] for p in LINES[m])

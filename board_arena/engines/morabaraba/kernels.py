@@ -32,12 +32,14 @@ from __future__ import annotations
 import numpy as np
 
 from board_arena.engines._jit import (
+    bits_below,
     kernel,
     lowest_bit_index,
     mix64,
     nth_set_bit,
     popcount,
     rng_below,
+    rng_step,
 )
 from board_arena.engines.contract import (
     FIRST_GAME_REASON,
@@ -61,7 +63,9 @@ from board_arena.engines.morabaraba.board import (
     NEIGHBOUR_MASKS,
     NEIGHBOURS_ALONG,
     POINT_MILLS,
+    RING_POINTS,
     TO_LAYOUT,
+    TO_RINGS,
 )
 
 PLACE = 24  # the ``frm`` of a placement
@@ -429,72 +433,186 @@ def legal_moves(s, out):
     return n
 
 
-# A random legal move without the list (``random_legal_move``): the move that ``legal_moves``
-# lists at a uniformly random index, found by counting. A source's moves in the list are its
-# destinations in order, a mill-forming one once per cow it may shoot, so one pass over the
-# sources counts the moves and a second finds the source, then the move, of the drawn index.
+# A random legal move without the list (``random_legal_move``), on the rings' layout of
+# ``board`` (bit 8r + i: point i of ring r, clockwise; corners even; a line is three points
+# i, i+1, i+2 of a ring with i even, or a spoke i, 8+i, 16+i). The moves fall into at most four
+# classes, each a set of destinations with one source per destination: the placements; the
+# flights of each of the three cows; or the slides by the way they arrive (clockwise along a
+# ring, anticlockwise, inwards along a spoke, outwards). Two classes share a 64-bit word (bits
+# 0-23 and 24-47), so the k-th move of the lot is one or two popcounts and one select
+# (``nth_set_bit``), whatever the position: no loop over the cows, no branch per cow.
+#
+# A mill-forming destination counts once per cow that its move may shoot. The draw is uniform
+# over the legal moves, in its own order (the quiet moves by class and destination, then the
+# mill-forming ones, each followed by its shots), not in ``legal_moves``'s.
+
+_RING_FIRST = np.uint64(0x01_0101)  # bit 0 of every ring
+_RING_LAST = np.uint64(0x80_8080)  # bit 7 of every ring
+_EVEN = np.uint64(0x55_5555)  # the corners
+_ODD = np.uint64(0xAA_AAAA)  # the middles of the sides
+_RING0 = np.uint64(0x00_00FF)
+_RING1 = np.uint64(0x00_FF00)
+_RING2 = np.uint64(0xFF_0000)
+_U7 = np.uint64(7)
+# [diagonals]: the positions with a spoke (the corners' spokes are the diagonals)
+SPOKE_MASKS = np.array([0xAA_AAAA, 0xFF_FFFF], dtype=np.uint64)
 
 
 @kernel(inline="always")
-def _shot(targets, slot):
-    """The shot of a mill-forming move's ``slot``-th copy: the slot-th target, or none."""
-    return nth_set_bit(targets, slot) if targets != _U0 else NO_SHOT
+def _to_rings(bb):
+    """A bitboard in the rings' layout."""
+    return TO_RINGS[0, bb & _BYTE] | TO_RINGS[1, (bb >> _U8) & _BYTE] | TO_RINGS[2, (bb >> _U16) & _BYTE]
 
 
 @kernel(inline="always")
-def _kth_move(frm, dests, heavy, shots, targets, k):
-    """The ``k``-th move of the source ``frm`` in list order (``heavy``: its destinations that
-    form a mill, each ``shots`` moves, one per cow of ``targets``, or one without a shot)."""
-    passed = 0  # heavy destinations before the one looked at
-    while heavy != _U0:
-        to = lowest_bit_index(heavy)
-        heavy &= heavy - _U1
-        first = popcount(dests & (BIT[to] - _U1)) + (shots - 1) * passed
-        if k < first:
-            break
-        if k < first + shots:
-            return encode_move(frm, to, _shot(targets, k - first))
-        passed += 1
-    return encode_move(frm, nth_set_bit(dests, k - (shots - 1) * passed), NO_SHOT)
+def _clockwise(x):
+    """Every bit of a rings' board one point clockwise along its ring (bit i to i + 1 mod 8)."""
+    return ((x << _U1) & ~_RING_FIRST & _BB_ALL) | ((x >> _U7) & _RING_FIRST)
+
+
+@kernel(inline="always")
+def _anticlockwise(x):
+    """Every bit of a rings' board one point anticlockwise (bit i to i - 1 mod 8)."""
+    return ((x >> _U1) & ~_RING_LAST) | ((x << _U7) & _RING_LAST & _BB_ALL)
+
+
+@kernel(inline="always")
+def _ring_completions(x, spokes):
+    """The points of a rings' board that would complete a line whose other two points ``x``
+    holds: (sides ahead: a corner i with i+1 and i+2; sides behind: a corner with i-1 and i-2;
+    sides' middles: i odd with i-1 and i+1; spokes), occupied points included."""
+    back = _anticlockwise(x)  # bit i: x holds i + 1
+    back2 = _anticlockwise(back)
+    fore = _clockwise(x)  # bit i: x holds i - 1
+    fore2 = _clockwise(fore)
+    outer = x >> _U8  # bit 8r + i: x holds 8(r + 1) + i
+    inner = x << _U8
+    across = ((outer & (outer >> _U8) & _RING0) | (outer & inner & _RING1) | (inner & (inner << _U8) & _RING2)) & spokes
+    return back & back2 & _EVEN, fore & fore2 & _EVEN, back & fore & _ODD, across
+
+
+@kernel(inline="always")
+def _ring_shootable(x, spokes):
+    """The cows of a rings' board that a shot may take: those outside mills, or any if all
+    stand in mills."""
+    back = _anticlockwise(x)
+    sides = x & back & _anticlockwise(back) & _EVEN  # the first corner of every full side
+    along = (x >> _U8) & (x >> _U16) & x & spokes & _RING0  # the outer point of every full spoke
+    inside = sides | _clockwise(sides) | _clockwise(_clockwise(sides)) | along | (along << _U8) | (along << _U16)
+    free = x & ~inside
+    return free if free != _U0 else x
+
+
+@kernel(inline="always")
+def _select(low, high, k):
+    """The index of the ``k``-th (from 0) set bit of the 128-bit ``low | high << 64``."""
+    below = popcount(low)
+    upper = k >= below  # a conditional move, not a branch: either half is as likely
+    return 64 * upper + nth_set_bit(high if upper else low, k - below if upper else k)
+
+
+def _slide_moves():
+    """The move id (no shot) of each slide bit of ``random_legal_move``'s classes: bit ``t`` of
+    the low word clockwise to ring bit ``t``, ``24 + t`` anticlockwise, ``64 + t`` inwards along
+    a spoke, ``88 + t`` outwards; -1 where there is none."""
+    moves = np.full(128, -1, dtype=np.int64)
+    for t in range(N_POINTS):
+        ring, i = divmod(t, 8)
+        sources = (8 * ring + (i - 1) % 8, 8 * ring + (i + 1) % 8, t - 8, t + 8)
+        for offset, frm in zip((0, 24, 64, 88), sources):
+            if 0 <= frm < N_POINTS:
+                moves[offset + t] = encode_move(RING_POINTS[frm], RING_POINTS[t], 0)
+    return moves
+
+
+SLIDE_MOVES = _slide_moves()
+
+
+@kernel(inline="always")
+def _draw(own_cows, opp_cows, placing, flying, d, x):
+    """``random_legal_move``'s draw from values in registers: the mover's and the opponent's
+    cows (bitboards), whether it places or flies, ``diagonals``, and the generator state ``x``.
+    Returns (move, the generator state after). No mill may be blocked."""
+    spokes = SPOKE_MASKS[d]
+    own = _to_rings(own_cows)
+    opp = _to_rings(opp_cows)
+    empty = _BB_ALL & ~(own | opp)
+    first = second = third = _U0  # a flyer's cows, lowest first (its classes)
+    # low, high: the destinations of the four classes; heavy_*: the mill-forming ones.
+    if placing:
+        ahead, behind, middle, across = _ring_completions(own, spokes)
+        low = empty
+        heavy_low = empty & (ahead | behind | middle | across)
+        high = _U0
+        heavy_high = _U0
+    elif flying:
+        first = own & ~(own - _U1)
+        rest = own & ~first
+        second = rest & ~(rest - _U1)
+        third = rest & ~second
+        ahead, behind, middle, across = _ring_completions(own & ~first, spokes)
+        heavy_first = empty & (ahead | behind | middle | across)
+        ahead, behind, middle, across = _ring_completions(own & ~second, spokes)
+        heavy_second = empty & (ahead | behind | middle | across)
+        ahead, behind, middle, across = _ring_completions(own & ~third, spokes)
+        low = empty | (empty << _U24)
+        heavy_low = heavy_first | (heavy_second << _U24)
+        high = empty
+        heavy_high = empty & (ahead | behind | middle | across)
+    else:
+        # A slide never completes the line it slides along (the point it leaves is on it).
+        ahead, behind, middle, across = _ring_completions(own, spokes)
+        clockwise = _clockwise(own) & empty
+        anticlockwise = _anticlockwise(own) & empty
+        inwards = (own << _U8) & empty & spokes
+        outwards = (own >> _U8) & empty & spokes
+        sides = ahead | behind | middle
+        low = clockwise | (anticlockwise << _U24)
+        heavy_low = (clockwise & (ahead | across)) | ((anticlockwise & (behind | across)) << _U24)
+        high = inwards | (outwards << _U24)
+        heavy_high = high & (sides | (sides << _U24))
+    quiet_low = low & ~heavy_low
+    quiet_high = high & ~heavy_high
+    quiet = popcount(quiet_low) + popcount(quiet_high)
+    heavy = popcount(heavy_low) + popcount(heavy_high)
+    targets = _U0
+    shots = 1
+    if heavy != 0:
+        targets = _ring_shootable(opp, spokes)
+        shots = max(popcount(targets), 1)
+    x, bits = rng_step(x)
+    k = bits_below(bits, quiet + shots * heavy)
+    shot = NO_SHOT
+    if k < quiet:
+        bit = _select(quiet_low, quiet_high, k)
+    else:
+        k -= quiet
+        index = k // shots
+        bit = _select(heavy_low, heavy_high, index)
+        if targets != _U0:
+            shot = RING_POINTS[nth_set_bit(targets, k - index * shots)]
+    if not placing and not flying:
+        return SLIDE_MOVES[bit] + shot, x
+    upper = (bit & 63) >= 24
+    to = RING_POINTS[(bit & 63) - 24 * upper]
+    if placing:
+        return encode_move(PLACE, to, shot), x
+    cow = third if bit >= 64 else (second if upper else first)
+    return encode_move(RING_POINTS[lowest_bit_index(cow)], to, shot), x
 
 
 @kernel(inline="always")
 def random_legal_move(s, rng, scratch):
-    """The move that ``legal_moves`` lists at ``rng_below(rng, n)`` (``n`` legal moves) in the
-    non-terminal ``s``, found without listing them (see above); with a mill blocked by the remill
-    rule, from the list in ``scratch``."""
+    """A uniformly random legal move of the non-terminal ``s``: one ``rng_below(rng, n)`` (``n``
+    legal moves) picks it in the order above, without listing the moves; with a mill blocked by
+    the remill rule, the move ``legal_moves`` lists at that index in ``scratch``."""
     me = np.int64(s["to_move"])
     if s["blocked"][me] != 0:
         return scratch[rng_below(rng, _legal_moves_by_arrivals(s, scratch))]
-    d = np.int64(s["diagonals"])
-    own = s["cows"][me]
-    opp = s["cows"][1 - me]
-    empty = _BB_ALL & ~(own | opp)
-    near, across_rows, across_columns, across_diagonals = _arrivals(d, own, empty)
-    targets = _U0
-    shots = 1
-    if near != _U0:
-        targets = shootable(d, opp)
-        shots = max(popcount(targets), 1)
-    fly = is_flying(s, me)
-    all_sources = _U1 << np.uint64(PLACE) if s["in_hand"][me] > 0 else own
-    n = 0
-    sources = all_sources
-    while sources != _U0:
-        frm = lowest_bit_index(sources)
-        sources &= sources - _U1
-        dests, heavy = _source(d, own, frm, empty, fly, near, across_rows, across_columns, across_diagonals)
-        n += popcount(dests) + (shots - 1) * popcount(heavy)
-    k = rng_below(rng, n)
-    sources = all_sources
-    while True:
-        frm = lowest_bit_index(sources)
-        sources &= sources - _U1
-        dests, heavy = _source(d, own, frm, empty, fly, near, across_rows, across_columns, across_diagonals)
-        count = popcount(dests) + (shots - 1) * popcount(heavy)
-        if k < count:
-            return _kth_move(frm, dests, heavy, shots, targets, k)
-        k -= count
+    move, rng[0] = _draw(
+        s["cows"][me], s["cows"][1 - me], s["in_hand"][me] > 0, is_flying(s, me), np.int64(s["diagonals"]), rng[0]
+    )
+    return move
 
 
 # ``illegal_reason`` codes of this game.
@@ -609,16 +727,12 @@ def write_actions(diagonals, flying, out):
 
 
 @kernel(inline="always")
-def can_move(s, p):
-    """Whether player ``p`` has a legal move (the end rules aside)."""
-    own = s["cows"][p]
-    empty = _BB_ALL & ~(own | s["cows"][1 - p])
-    if s["in_hand"][p] > 0:
+def _can_move(own, opp, in_hand, d, fly, blocked, forbidden):
+    """Whether a player with cows ``own`` (``in_hand`` in hand, flying or not, ``blocked`` mills,
+    ``forbidden``: under REMILL_FORBIDDEN) has a legal move (the end rules aside)."""
+    empty = _BB_ALL & ~(own | opp)
+    if in_hand > 0:
         return empty != _U0
-    d = np.int64(s["diagonals"])
-    blocked = np.uint64(s["blocked"][p])
-    forbidden = blocked != _U0 and s["no_remill"] == REMILL_FORBIDDEN
-    fly = is_flying(s, p)
     if fly and not forbidden:
         return empty != _U0
     sources = own
@@ -640,67 +754,154 @@ def can_move(s, p):
 
 
 @kernel(inline="always")
-def settle(s):
-    """Sets ``end`` and ``winner`` for the player to move, the rules in order of precedence: a
+def can_move(s, p):
+    """Whether player ``p`` has a legal move (the end rules aside)."""
+    blocked = np.uint64(s["blocked"][p])
+    return _can_move(
+        s["cows"][p],
+        s["cows"][1 - p],
+        s["in_hand"][p],
+        np.int64(s["diagonals"]),
+        is_flying(s, p),
+        blocked,
+        blocked != _U0 and s["no_remill"] == REMILL_FORBIDDEN,
+    )
+
+
+@kernel(inline="always")
+def _end(s, own, opp, in_hand, movable, three_cow, no_shot, plies):
+    """END_* for the player to move (cows ``own``, ``in_hand``; ``movable``: whether it has a
+    move), the counters as given and the limits of ``s``, the rules in order of precedence: a
     win (two cows left, or no move) before the draw rules."""
+    if popcount(own) + np.int64(in_hand) <= 2:
+        return END_TWO_COWS
+    if not movable:
+        if s["full_board_draw"] != 0 and (own | opp) == _BB_ALL:
+            return END_FULL_BOARD
+        return END_BLOCKED
+    if s["three_cow_limit"] > 0 and three_cow >= s["three_cow_limit"]:
+        return END_THREE_COW_DRAW
+    if s["no_shot_limit"] > 0 and no_shot >= s["no_shot_limit"]:
+        return END_NO_SHOT_DRAW
+    if s["max_plies"] > 0 and plies >= s["max_plies"]:
+        return END_PLY_CAP
+    return END_NONE
+
+
+@kernel(inline="always")
+def _winner(end, to_move):
+    """The winner (-1: none) of a game ended by ``end`` with ``to_move`` to move."""
+    return 1 - to_move if end == END_TWO_COWS or end == END_BLOCKED else -1
+
+
+@kernel(inline="always")
+def settle(s):
+    """Sets ``end`` and ``winner`` for the player to move (see ``_end``)."""
     p = np.int64(s["to_move"])
-    if _total(s, p) <= 2:
-        s["end"] = END_TWO_COWS
-        s["winner"] = 1 - p
-    elif not can_move(s, p):
-        if s["full_board_draw"] != 0 and (s["cows"][0] | s["cows"][1]) == _BB_ALL:
-            s["end"] = END_FULL_BOARD
-            s["winner"] = -1
-        else:
-            s["end"] = END_BLOCKED
-            s["winner"] = 1 - p
-    elif s["three_cow_limit"] > 0 and s["three_cow"] >= s["three_cow_limit"]:
-        s["end"] = END_THREE_COW_DRAW
-        s["winner"] = -1
-    elif s["no_shot_limit"] > 0 and s["no_shot"] >= s["no_shot_limit"]:
-        s["end"] = END_NO_SHOT_DRAW
-        s["winner"] = -1
-    elif s["max_plies"] > 0 and s["plies"] >= s["max_plies"]:
-        s["end"] = END_PLY_CAP
-        s["winner"] = -1
+    end = _end(s, s["cows"][p], s["cows"][1 - p], s["in_hand"][p], can_move(s, p), s["three_cow"], s["no_shot"], s["plies"])
+    s["end"] = end
+    s["winner"] = _winner(end, p)
+
+
+@kernel(inline="always")
+def _moved(own, opp, in_hand, in_hand_opp, no_shot, three_cow, move):
+    """The mover's cows, the opponent's, the mover's cows in hand, and the no-shot and
+    three-cow counters after the mover plays ``move`` (the remill blocks aside)."""
+    frm, to, shot = decode_move(move)
+    if frm == PLACE:
+        in_hand -= 1
+        no_shot = 0
     else:
-        s["end"] = END_NONE
-        s["winner"] = -1
+        own &= ~BIT[frm]
+        no_shot += 1
+    own |= BIT[to]
+    if shot != NO_SHOT:
+        opp &= ~BIT[shot]
+        no_shot = 0
+        three_cow = 0
+    elif popcount(own) + in_hand == 3 or popcount(opp) + in_hand_opp == 3:
+        three_cow += 1
+    else:
+        three_cow = 0
+    return own, opp, in_hand, no_shot, three_cow
 
 
 @kernel(inline="always")
 def apply_move(s, move):
     """Plays ``move`` (legal, unchecked): the cow, its shot, the draw counters, the end."""
     me = np.int64(s["to_move"])
-    frm, to, shot = decode_move(move)
+    frm = move >> 10
     own = s["cows"][me]
     if frm == PLACE:
-        s["in_hand"][me] -= 1
-        s["no_shot"] = 0
         s["blocked"][me] = 0  # a placement breaks no mill (only set-up positions mix the two)
-    else:
-        if s["no_remill"] != 0:
-            d = np.int64(s["diagonals"])
-            rest = own & ~BIT[frm]
-            broken = mills_through(d, own, frm)
-            if broken != _U0 and mills_formed(d, rest, to) != _U0:
-                s["blocked"][me] = np.uint32(broken)
-            else:
-                s["blocked"][me] = np.uint32(0)
-        own &= ~BIT[frm]
-        s["no_shot"] += 1
-    s["cows"][me] = own | BIT[to]
-    if shot != NO_SHOT:
-        s["cows"][1 - me] &= ~BIT[shot]
-        s["no_shot"] = 0
-        s["three_cow"] = 0
-    elif _total(s, 0) == 3 or _total(s, 1) == 3:
-        s["three_cow"] += 1
-    else:
-        s["three_cow"] = 0
+    elif s["no_remill"] != 0:
+        d = np.int64(s["diagonals"])
+        broken = mills_through(d, own, frm)
+        if broken != _U0 and mills_formed(d, own & ~BIT[frm], (move >> 5) & 31) != _U0:
+            s["blocked"][me] = np.uint32(broken)
+        else:
+            s["blocked"][me] = np.uint32(0)
+    hands = s["in_hand"]
+    own, opp, in_hand, no_shot, three_cow = _moved(
+        own, s["cows"][1 - me], np.int64(hands[me]), np.int64(hands[1 - me]), s["no_shot"], s["three_cow"], move
+    )
+    s["cows"][me] = own
+    s["cows"][1 - me] = opp
+    s["in_hand"][me] = in_hand
+    s["no_shot"] = no_shot
+    s["three_cow"] = three_cow
     s["plies"] += 1
     s["to_move"] = 1 - me
     settle(s)
+
+
+@kernel
+def random_playout(s, rng, scratch):
+    """``random_legal_move`` and ``apply_move`` to the end, move for move, with the position in
+    local variables (registers) from the first ply to the last. Variants with the remill rule
+    (whose blocked mills the draw needs the listing for) play through the record."""
+    plies = 0
+    if s["no_remill"] != 0 or s["blocked"][0] != 0 or s["blocked"][1] != 0:
+        while s["end"] == END_NONE:
+            apply_move(s, random_legal_move(s, rng, scratch))
+            plies += 1
+        return plies
+    end = np.int64(s["end"])
+    me = np.int64(s["to_move"])
+    own = s["cows"][me]
+    opp = s["cows"][1 - me]
+    in_hand = np.int64(s["in_hand"][me])
+    in_hand_opp = np.int64(s["in_hand"][1 - me])
+    no_shot = np.int64(s["no_shot"])
+    three_cow = np.int64(s["three_cow"])
+    played = np.int64(s["plies"])
+    d = np.int64(s["diagonals"])
+    flies = s["flying"] != 0
+    x = rng[0]
+    while end == END_NONE:
+        fly = flies and in_hand == 0 and popcount(own) == 3
+        move, x = _draw(own, opp, in_hand > 0, fly, d, x)
+        own, opp, in_hand, no_shot, three_cow = _moved(own, opp, in_hand, in_hand_opp, no_shot, three_cow, move)
+        own, opp = opp, own
+        in_hand, in_hand_opp = in_hand_opp, in_hand
+        me = 1 - me
+        played += 1
+        plies += 1
+        fly = flies and in_hand == 0 and popcount(own) == 3
+        movable = _can_move(own, opp, in_hand, d, fly, _U0, False)
+        end = _end(s, own, opp, in_hand, movable, three_cow, no_shot, played)
+    rng[0] = x
+    s["cows"][me] = own
+    s["cows"][1 - me] = opp
+    s["in_hand"][me] = in_hand
+    s["in_hand"][1 - me] = in_hand_opp
+    s["no_shot"] = no_shot
+    s["three_cow"] = three_cow
+    s["plies"] = played
+    s["to_move"] = me
+    s["end"] = end
+    s["winner"] = _winner(end, me)
+    return plies
 
 
 @kernel
