@@ -1232,10 +1232,12 @@ class SolverAgent(Agent):
         NODES,
         Param("endgame", None, "Kalah: endgame database of every position up to this many seeds on the board "
               "(built once into the cache folder); none: the largest in the cache folder, else one of at most "
-              f"{2**25:,} positions; 0: none", low=0, high=63, kind=int, allow_none=True),
-        Param("book", True, "read and write the variant's book of solved positions (cache folder)"),
-        Param("table_mb", 256.0, "table of proven bounds, MiB (kept between moves and games)", low=0.001, high=16384.0),
-        Param("threads", 1, "threads searching at once (they share the table)", low=1, high=MAX_THREADS),
+              f"{2**25:,} positions; 0: none", low=0, high=63, kind=int, allow_none=True,
+              effect="database"),
+        Param("book", True, "read and write the variant's book of solved positions (cache folder)", effect="database"),
+        Param("table_mb", 256.0, "table of proven bounds, MiB (kept between moves and games)", low=0.001, high=16384.0,
+              effect="memory_mb"),
+        Param("threads", 1, "threads searching at once (they share the table)", low=1, high=MAX_THREADS, effect="work"),
     )
     #: A book is saved after a move whose solve took at least this much processor time.
     SAVE_AFTER_CPU = 0.5
