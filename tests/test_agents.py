@@ -223,6 +223,33 @@ def test_alphabeta_equals_minimax_at_the_same_depth(name):
             )
 
 
+# Deeper searches than minimax can check in a test, pinned at positions whose best move is unique
+# (every root move's value checked one ply down when the pins were recorded): the table layout,
+# its probing and the move ordering change the work, never the value or the move.
+PINNED_SEARCHES = [
+    ("kalah", (), 9, 5, 0.10204081632653061),
+    ("kalah", ("e", "e", "a", "f", "c", "c", "e"), 9, 5, 0.04081632653061224),
+    ("kalah", ("b", "f", "a", "b", "c", "d", "d", "a", "b", "a", "c", "a", "f", "b", "d"), 9, 5, 0.30612244897959184),
+    ("nine-mens-morris", ("d6", "d3", "b2", "f6", "d5", "c4", "b6", "g1", "d7xd3", "a1"), 4, 24901, 0.4339622641509434),
+    ("nine-mens-morris", ("d2", "f2", "g7", "a4", "g4", "c4", "e3", "f4", "b2", "d7", "g1xf2", "b4xb2", "a1", "f6", "e5",
+                          "f2xa1", "d6", "a7", "e5-e4", "c4-c5"), 4, 17944, -0.3814432989690722),
+    ("nine-mens-morris", ("f4", "b4", "b6", "d2", "b2", "f6", "d7", "e5", "d6", "f2", "c4", "g4", "d5xe5", "c3", "g1", "c5",
+                          "e3", "a7", "d5-e5", "d2-d1", "e3-e4", "a7-a4", "e5-d5xd1", "f2-d2", "e4-e5", "g4-g7", "g1-d1",
+                          "d2-f2", "d1-d2", "a4-a7"), 4, 19992, 0.5161290322580645),
+]
+
+
+@pytest.mark.parametrize("name,moves,depth,best,value", PINNED_SEARCHES)
+def test_alphabeta_value_and_move_at_a_fixed_depth_are_pinned(name, moves, depth, best, value):
+    state = engines.make(name).new_initial_state(0).play(*moves)
+    for table_mb in (1, 0.001):  # a roomy table and one so small that entries keep being replaced
+        result = np.zeros(4)
+        move = alphabeta_search(
+            state.data, depth, 2**62, 0, new_table(table_mb), np.zeros(HISTORY_SIZE, np.int64), rng_from_seed(0), result
+        )
+        assert (move, result[0], result[1]) == (best, value, depth), f"{name} after {moves}, table_mb={table_mb}"
+
+
 @pytest.mark.parametrize("pits,seeds", [(2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3)])
 @pytest.mark.parametrize("empty_capture", [False, True])
 def test_solve_mode_agrees_with_full_depth_minimax_on_small_kalah(pits, seeds, empty_capture):
