@@ -265,10 +265,7 @@ def _negamax(stack, moves, keys, frames, table, age, killers, history, stats, to
         have_value = False
         value = 0.0
         if frame["depth"] <= 0:
-            value = _endgame_score(s, db, db_k)
-            if value == NO_SCORE:
-                stats[STAT_HORIZON] = 1
-                value = horizon_score(s, contract.current_player(s))
+            value = _leaf_score(s, contract.current_player(s), stats, db, db_k)
             have_value = True
         else:
             tt_move = NO_MOVE
@@ -336,6 +333,12 @@ def _negamax(stack, moves, keys, frames, table, age, killers, history, stats, to
                     value = _store(table, frame, stats, ply, age)
                     have_value = True
                 continue
+            if frame["depth"] == 1:  # a horizon leaf, scored here as entering it would
+                score = _leaf_score(child, frame["me"], stats, db, db_k)
+                if _take_score(frame, killers, history, ply, move, score):
+                    value = _store(table, frame, stats, ply, age)
+                    have_value = True
+                continue
             below = frames[ply + 1]
             below["depth"] = frame["depth"] - 1
             if contract.current_player(child) == frame["me"]:
@@ -348,6 +351,17 @@ def _negamax(stack, moves, keys, frames, table, age, killers, history, stats, to
                 below["negate"] = 1
             ply += 1
             break
+
+
+@kernel(inline="always")
+def _leaf_score(s, player, stats, db, db_k):
+    """The score of the non-terminal horizon leaf ``s`` for ``player``: its endgame database
+    value if it has one, else the heuristic (which marks the search as not proven)."""
+    value = _endgame_score(s, db, db_k)
+    if value == NO_SCORE:
+        stats[STAT_HORIZON] = 1
+        return horizon_score(s, player)
+    return value if contract.current_player(s) == player else -value
 
 
 @kernel
