@@ -256,6 +256,23 @@ def test_alphabeta_value_and_move_at_a_fixed_depth_are_pinned(name, moves, depth
         assert (move, result[0], result[1]) == (best, value, depth), f"{name} after {moves}, table_mb={table_mb}"
 
 
+def test_alphabeta_breaks_ties_by_the_seed_alone():
+    """Kalah from the start at depth 5 has two equally good moves: the seed picks one, whatever
+    order a tiny table and a scrambled history make the search try them in."""
+    state = engines.make("kalah").new_initial_state(0)
+    chosen = set()
+    for seed in range(8):
+        moves = []
+        for table, history in (
+            (new_table(1), np.zeros(HISTORY_SIZE, np.int64)),
+            (new_table(0.001), np.random.default_rng(seed).integers(0, 1000, HISTORY_SIZE)),
+        ):
+            moves.append(alphabeta_search(state.data, 5, 2**62, 0, table, history, rng_from_seed(seed), np.zeros(4)))
+        assert moves[0] == moves[1], seed
+        chosen.add(moves[0])
+    assert chosen == {2, 5}
+
+
 @pytest.mark.parametrize("pits,seeds", [(2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3)])
 @pytest.mark.parametrize("empty_capture", [False, True])
 def test_solve_mode_agrees_with_full_depth_minimax_on_small_kalah(pits, seeds, empty_capture):

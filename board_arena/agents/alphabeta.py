@@ -364,6 +364,25 @@ def _leaf_score(s, player, stats, db, db_k):
     return value if contract.current_player(s) == player else -value
 
 
+@kernel(inline="always")
+def _tie_break(moves, scores, n, best, rng):
+    """A uniformly drawn move among ``moves[:n]`` scoring ``best``: the k-th smallest, so that
+    the choice does not depend on the order the search happened to try them in (that order
+    follows bounds, which depend on the table's contents; the tied scores are exact)."""
+    ties = 0
+    for i in range(n):
+        ties += scores[i] == best
+    k = rng_below(rng, ties) if ties > 1 else 0
+    for i in range(n):
+        if scores[i] == best:
+            smaller = 0
+            for j in range(n):
+                smaller += scores[j] == best and moves[j] < moves[i]
+            if smaller == k:
+                return moves[i]
+    return moves[0]
+
+
 @kernel
 def alphabeta_search(
     root: np.void, max_depth: int, node_limit: int, deadline_ns: int, table: np.ndarray, history: np.ndarray,
@@ -424,6 +443,7 @@ def alphabeta_search_endgame(
     n = contract.legal_moves(root, moves[0])
     root_moves = moves[0, :n].copy()
     root_keys = np.zeros(n, np.int64)
+    root_scores = np.zeros(n, np.float64)
 
     best_move = root_moves[0]
     best_score = 0.0
@@ -433,8 +453,6 @@ def alphabeta_search_endgame(
     for depth in range(1, max_depth + 1):
         # Previous best first; the others in the order of the last iteration's scores.
         iteration_best = -INFINITY
-        iteration_move = root_moves[0]
-        ties = 0
         stats[STAT_HORIZON] = 0
         searched = 0
         for i in range(n):
@@ -459,12 +477,9 @@ def alphabeta_search_endgame(
                 break
             searched += 1
             root_keys[i] = np.int64(score * 1e6)
-            if score > iteration_best:
-                iteration_best, iteration_move, ties = score, move, 1
-            elif score == iteration_best:
-                ties += 1
-                if rng_below(rng, ties) == 0:
-                    iteration_move = move
+            root_scores[i] = score
+            iteration_best = max(iteration_best, score)
+        iteration_move = _tie_break(root_moves, root_scores, searched, iteration_best, rng) if searched else root_moves[0]
         if searched == n:
             best_move, best_score, completed = iteration_move, iteration_best, depth
             proven = stats[STAT_HORIZON] == 0 or abs(best_score) >= PROVEN_SCORE
