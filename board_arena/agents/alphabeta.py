@@ -10,7 +10,7 @@ Design notes:
   64-byte cache line, indexed by the low bits of the contract's ``state_hash``, the full hash kept
   to reject collisions. A bucket's first entry keeps the deepest search of the current root, the
   second is always replaced: with one always-replaced entry, the many shallow nodes evicted the
-  few deep ones (Kalah, depth 17 from the start: 15.6M nodes, against 3.6M with buckets). Nodes
+  few deep ones (Kalah, depth 17 from the start: 15.6M nodes, against 3.7M with buckets). Nodes
   with fewer than ``TABLE_DEPTH`` plies below neither probe nor store: a cache miss costs about
   as much as the few leaves a hit there would save, and their entries would evict deeper ones. A stored
   score is used for a cutoff only when it was searched to exactly the depth needed now, so that a
@@ -22,7 +22,8 @@ Design notes:
 * Budgets: iterative deepening stops at ``depth``, when the ``nodes`` budget is spent (checked at
   every node) or the ``time`` runs out (checked every 1024 nodes inside the compiled search) or
   when the value is proven. An interrupted iteration still counts once its first root move (the
-  previous iteration's best, always searched first) is done.
+  previous iteration's best, always searched first) is done. Equally good root moves (their
+  scores exact) are drawn from by rank, not in the order searched: the seed alone picks the move.
 * Solve mode hands the position to the exact solver (``agents/solver.py``: MTD(f) on the final
   margin, a table of proven bounds, optional endgame databases) and reports the value and margin
   for the player to move.
