@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from board_arena import agents, engines
-from board_arena.agents.alphabeta import HISTORY_SIZE, alphabeta_search, new_table
+from board_arena.agents.alphabeta import (
+    HISTORY_SIZE,
+    _find,
+    _replaced,
+    alphabeta_search,
+    new_table,
+)
 from board_arena.agents.base import Limit
 from board_arena.agents.mcts import (
     COUNT_NODES,
@@ -223,6 +229,50 @@ def test_alphabeta_equals_minimax_at_the_same_depth(name):
             )
 
 
+# Deeper searches than minimax can check in a test, pinned at positions whose best move is unique
+# (every root move's value checked one ply down when the pins were recorded): the table layout,
+# its probing and the move ordering change the work, never the value or the move.
+PINNED_SEARCHES = [
+    ("kalah", (), 9, 5, 0.10204081632653061),
+    ("kalah", ("e", "e", "a", "f", "c", "c", "e"), 9, 5, 0.04081632653061224),
+    ("kalah", ("b", "f", "a", "b", "c", "d", "d", "a", "b", "a", "c", "a", "f", "b", "d"), 9, 5, 0.30612244897959184),
+    ("nine-mens-morris", ("d6", "d3", "b2", "f6", "d5", "c4", "b6", "g1", "d7xd3", "a1"), 4, 24901, 0.4339622641509434),
+    ("nine-mens-morris", ("d2", "f2", "g7", "a4", "g4", "c4", "e3", "f4", "b2", "d7", "g1xf2", "b4xb2", "a1", "f6", "e5",
+                          "f2xa1", "d6", "a7", "e5-e4", "c4-c5"), 4, 17944, -0.3814432989690722),
+    ("nine-mens-morris", ("f4", "b4", "b6", "d2", "b2", "f6", "d7", "e5", "d6", "f2", "c4", "g4", "d5xe5", "c3", "g1", "c5",
+                          "e3", "a7", "d5-e5", "d2-d1", "e3-e4", "a7-a4", "e5-d5xd1", "f2-d2", "e4-e5", "g4-g7", "g1-d1",
+                          "d2-f2", "d1-d2", "a4-a7"), 4, 19992, 0.5161290322580645),
+]
+
+
+@pytest.mark.parametrize("name,moves,depth,best,value", PINNED_SEARCHES)
+def test_alphabeta_value_and_move_at_a_fixed_depth_are_pinned(name, moves, depth, best, value):
+    state = engines.make(name).new_initial_state(0).play(*moves)
+    for table_mb in (1, 0.001):  # a roomy table and one so small that entries keep being replaced
+        result = np.zeros(4)
+        move = alphabeta_search(
+            state.data, depth, 2**62, 0, new_table(table_mb), np.zeros(HISTORY_SIZE, np.int64), rng_from_seed(0), result
+        )
+        assert (move, result[0], result[1]) == (best, value, depth), f"{name} after {moves}, table_mb={table_mb}"
+
+
+def test_alphabeta_breaks_ties_by_the_seed_alone():
+    """Kalah from the start at depth 5 has two equally good moves: the seed picks one, whatever
+    order a tiny table and a scrambled history make the search try them in."""
+    state = engines.make("kalah").new_initial_state(0)
+    chosen = set()
+    for seed in range(8):
+        moves = []
+        for table, history in (
+            (new_table(1), np.zeros(HISTORY_SIZE, np.int64)),
+            (new_table(0.001), np.random.default_rng(seed).integers(0, 1000, HISTORY_SIZE)),
+        ):
+            moves.append(alphabeta_search(state.data, 5, 2**62, 0, table, history, rng_from_seed(seed), np.zeros(4)))
+        assert moves[0] == moves[1], seed
+        chosen.add(moves[0])
+    assert chosen == {2, 5}
+
+
 @pytest.mark.parametrize("pits,seeds", [(2, 1), (2, 2), (2, 3), (3, 1), (3, 2), (3, 3)])
 @pytest.mark.parametrize("empty_capture", [False, True])
 def test_solve_mode_agrees_with_full_depth_minimax_on_small_kalah(pits, seeds, empty_capture):
@@ -394,3 +444,16 @@ def test_a_large_table_is_zeroed_writable_and_sized_to_a_power_of_two():
         assert not table.view(np.uint8).any() and table.flags.writeable
         table[len(table) - 1]["depth"] = 3
         assert table[len(table) - 1]["depth"] == 3
+
+
+def test_a_table_bucket_keeps_the_deepest_entry_of_the_current_search():
+    table = new_table(0.001)
+    buckets = np.uint64(len(table) // 2)
+    deep, shallow = np.uint64(5), np.uint64(5) + buckets  # the same bucket, at entries 10 and 11
+    assert table.ctypes.data % 64 == 0 and (_find(table, deep), _replaced(table, deep, 9, 1)) == (-1, 10)
+    table[10]["key"], table[10]["depth"], table[10]["age"], table[10]["bound"] = deep, 9, 1, 1
+    assert _find(table, deep) == 10 and _find(table, shallow) == -1
+    assert _replaced(table, shallow, 4, 1) == 11  # shallower: the always-replaced entry
+    assert _replaced(table, shallow, 9, 1) == 10  # as deep
+    assert _replaced(table, deep, 2, 1) == 10  # the same position, searched again
+    assert _replaced(table, shallow, 4, 2) == 10  # a deep entry of an earlier search gives way

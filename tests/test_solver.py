@@ -256,9 +256,10 @@ def test_alphabeta_reads_the_endgame_database_at_its_horizon(tmp_path, monkeypat
     plain = agents.make_agent("alphabeta:depth=1", seed=1)
     plain.select_move(state)
     assert not plain.last_search.exact
-    helped = agents.make_agent("alphabeta:depth=1,endgame=12", seed=1)
-    helped.select_move(state)
-    assert helped.last_search.exact and helped.last_search.value == np.sign(exact)
+    for depth in (1, 3):  # leaves entered at the root's children, and leaves scored by their parent
+        helped = agents.make_agent(f"alphabeta:depth={depth},endgame=12", seed=1)
+        helped.select_move(state)
+        assert helped.last_search.exact and helped.last_search.value == np.sign(exact), depth
 
 
 def test_alphabeta_solve_mode_reports_the_margin():
