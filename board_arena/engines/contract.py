@@ -111,6 +111,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Iterable
 
+import numba
 import numpy as np
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
@@ -254,6 +255,30 @@ def kernels_for(state_or_dtype: Any) -> ModuleType:
 # would (which multiplied compile times).
 _INLINE: Any = {"forceinline": True}  # (numba's stubs type jit_options narrowly)
 
+_LINKED: dict[Any, Any] = {}
+
+
+def _linked(impl: Any) -> Any:
+    """A game's kernel ``impl`` as the overloads call it: compiled once per signature in a
+    process and inlined by LLVM.
+
+    A kernel marked ``inline="always"`` (a game marks its hot kernels so, for its own kernels
+    that call them) would have numba type it again inside every function that calls it, and
+    numba compiles an overload once per set of flags of its callers (a kernel, or another
+    overload, which is ``forceinline``): the largest kernels of a game were typed and optimised
+    two or three times per state type, beside a third copy for the Python face. Such a kernel
+    is called through a twin without the mark (the same function and options, ``forceinline``
+    for LLVM), which every caller links. The twin is not cached: it compiles only while a
+    cached caller does.
+    """
+    options = getattr(impl, "targetoptions", None)
+    if not options or options.get("inline", "never") == "never":
+        return impl
+    if impl not in _LINKED:
+        twin = {name: value for name, value in options.items() if name != "inline"}
+        _LINKED[impl] = numba.jit(impl.py_func, forceinline=True, **twin)
+    return _LINKED[impl]
+
 
 def legal_moves(s: Record, out: np.ndarray) -> int:
     return kernels_for(s).legal_moves(s, out)
@@ -261,7 +286,7 @@ def legal_moves(s: Record, out: np.ndarray) -> int:
 
 @overload(legal_moves, jit_options=_INLINE)
 def _legal_moves(s, out):
-    impl = kernels_for(s).legal_moves
+    impl = _linked(kernels_for(s).legal_moves)
     return lambda s, out: impl(s, out)
 
 
@@ -271,8 +296,8 @@ def apply_move(s: Record, move: int) -> None:
 
 @overload(apply_move, jit_options=_INLINE)
 def _apply_move(s, move):
-    impl = kernels_for(s).apply_move
-    return lambda s, move: impl(s, move)
+    impl = _linked(kernels_for(s).apply_move)
+    return lambda s, move: impl(s, np.int64(move))  # one signature, whatever int type the caller has
 
 
 def is_terminal(s: Record) -> bool:
@@ -281,7 +306,7 @@ def is_terminal(s: Record) -> bool:
 
 @overload(is_terminal, jit_options=_INLINE)
 def _is_terminal(s):
-    impl = kernels_for(s).is_terminal
+    impl = _linked(kernels_for(s).is_terminal)
     return lambda s: impl(s)
 
 
@@ -291,7 +316,7 @@ def current_player(s: Record) -> int:
 
 @overload(current_player, jit_options=_INLINE)
 def _current_player(s):
-    impl = kernels_for(s).current_player
+    impl = _linked(kernels_for(s).current_player)
     return lambda s: impl(s)
 
 
@@ -301,7 +326,7 @@ def outcome(s: Record) -> float:
 
 @overload(outcome, jit_options=_INLINE)
 def _outcome(s):
-    impl = kernels_for(s).outcome
+    impl = _linked(kernels_for(s).outcome)
     return lambda s: impl(s)
 
 
@@ -311,7 +336,7 @@ def score(s: Record) -> int:
 
 @overload(score, jit_options=_INLINE)
 def _score(s):
-    impl = kernels_for(s).score
+    impl = _linked(kernels_for(s).score)
     return lambda s: impl(s)
 
 
@@ -321,7 +346,7 @@ def heuristic(s: Record) -> float:
 
 @overload(heuristic, jit_options=_INLINE)
 def _heuristic(s):
-    impl = kernels_for(s).heuristic
+    impl = _linked(kernels_for(s).heuristic)
     return lambda s: impl(s)
 
 
@@ -331,7 +356,7 @@ def state_hash(s: Record) -> int:
 
 @overload(state_hash, jit_options=_INLINE)
 def _state_hash(s):
-    impl = kernels_for(s).state_hash
+    impl = _linked(kernels_for(s).state_hash)
     return lambda s: impl(s)
 
 
@@ -341,8 +366,8 @@ def illegal_reason(s: Record, move: int) -> int:
 
 @overload(illegal_reason, jit_options=_INLINE)
 def _illegal_reason(s, move):
-    impl = kernels_for(s).illegal_reason
-    return lambda s, move: impl(s, move)
+    impl = _linked(kernels_for(s).illegal_reason)
+    return lambda s, move: impl(s, np.int64(move))  # one signature, whatever int type the caller has
 
 
 def observe(s: Record, player: int, view: Record) -> None:
@@ -351,8 +376,8 @@ def observe(s: Record, player: int, view: Record) -> None:
 
 @overload(observe, jit_options=_INLINE)
 def _observe(s, player, view):
-    impl = kernels_for(s).observe
-    return lambda s, player, view: impl(s, player, view)
+    impl = _linked(kernels_for(s).observe)
+    return lambda s, player, view: impl(s, np.int64(player), view)
 
 
 def sample_world(view: Record, rng: np.ndarray, world: Record) -> bool:
@@ -361,7 +386,7 @@ def sample_world(view: Record, rng: np.ndarray, world: Record) -> bool:
 
 @overload(sample_world, jit_options=_INLINE)
 def _sample_world(view, rng, world):
-    impl = kernels_for(view).sample_world
+    impl = _linked(kernels_for(view).sample_world)
     return lambda view, rng, world: impl(view, rng, world)
 
 
@@ -371,8 +396,8 @@ def write_observation(s: Record, player: int, out: np.ndarray) -> None:
 
 @overload(write_observation, jit_options=_INLINE)
 def _write_observation(s, player, out):
-    impl = kernels_for(s).write_observation
-    return lambda s, player, out: impl(s, player, out)
+    impl = _linked(kernels_for(s).write_observation)
+    return lambda s, player, out: impl(s, np.int64(player), out)
 
 
 def redraw_start(s: Record, rng: np.ndarray, code: int) -> None:
@@ -381,7 +406,7 @@ def redraw_start(s: Record, rng: np.ndarray, code: int) -> None:
 
 @overload(redraw_start, jit_options=_INLINE)
 def _redraw_start(s, rng, code):
-    impl = kernels_for(s).redraw_start
+    impl = _linked(kernels_for(s).redraw_start)
     return lambda s, rng, code: impl(s, rng, code)
 
 
@@ -396,9 +421,9 @@ def random_legal_move(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
 def _random_legal_move(s, rng, scratch):
     module = kernels_for(s)
     if hasattr(module, "random_legal_move"):
-        impl = module.random_legal_move
+        impl = _linked(module.random_legal_move)
         return lambda s, rng, scratch: impl(s, rng, scratch)
-    listing = module.legal_moves
+    listing = _linked(module.legal_moves)
     return lambda s, rng, scratch: scratch[rng_below(rng, listing(s, scratch))]
 
 
@@ -412,7 +437,7 @@ def max_moves(s: Record) -> int:
 def _max_moves(s):
     module = kernels_for(s)
     if hasattr(module, "move_capacity"):
-        impl = module.move_capacity
+        impl = _linked(module.move_capacity)
         return lambda s: impl(s)
     n = module.MAX_MOVES
     return lambda s: n
@@ -462,7 +487,7 @@ def margin(s: Record) -> int:
 @overload(margin, jit_options=_INLINE)
 def _margin(s):
     module = kernels_for(s)
-    impl = module.margin if hasattr(module, "margin") else _outcome_margin
+    impl = _linked(module.margin) if hasattr(module, "margin") else _outcome_margin
     return lambda s: impl(s)
 
 
@@ -477,7 +502,7 @@ def margin_bounds(s: Record) -> tuple[int, int]:
 def _margin_bounds(s):
     module = kernels_for(s)
     if hasattr(module, "margin_bounds"):
-        impl = module.margin_bounds
+        impl = _linked(module.margin_bounds)
         return lambda s: impl(s)
     bound = UNBOUNDED_MARGIN if hasattr(module, "margin") else 1
     return lambda s: (np.int64(-bound), np.int64(bound))
@@ -491,7 +516,7 @@ def solve_key(s: Record) -> int:
 @overload(solve_key, jit_options=_INLINE)
 def _solve_key(s):
     module = kernels_for(s)
-    impl = module.solve_key if hasattr(module, "solve_key") else module.state_hash
+    impl = _linked(module.solve_key if hasattr(module, "solve_key") else module.state_hash)
     return lambda s: impl(s)
 
 
@@ -504,7 +529,7 @@ def endgame_value(s: Record, db: np.ndarray, k: int) -> int:
 def _endgame_value(s, db, k):
     module = kernels_for(s)
     if hasattr(module, "endgame_value"):
-        impl = module.endgame_value
+        impl = _linked(module.endgame_value)
         return lambda s, db, k: impl(s, db, k)
     none = NO_ENDGAME_VALUE
     return lambda s, db, k: none
@@ -559,7 +584,7 @@ def random_playout(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
 @overload(random_playout, jit_options=_INLINE)
 def _random_playout(s, rng, scratch):
     module = kernels_for(s)
-    impl = module.random_playout if hasattr(module, "random_playout") else default_random_playout
+    impl = _linked(module.random_playout) if hasattr(module, "random_playout") else default_random_playout
     return lambda s, rng, scratch: impl(s, rng, scratch)
 
 

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 
-from board_arena.engines import contract
+from board_arena.engines import _face, contract
 from board_arena.engines.actions import (
     ActionSpace,
     actions_of_moves,
@@ -391,7 +391,7 @@ class Game:
         if state.viewer is not None and state.viewer != player:
             raise ValueError(f"this is {self.player_names[state.viewer]}'s view: it has no other player's observation")
         out = np.zeros(int(np.prod(self.observation_shape)), np.float32)
-        self.kernels.write_observation(state.data, player, out)
+        _face.write_observation(state.data, player, out)
         return out.reshape(self.observation_shape)
 
     @property
@@ -442,7 +442,7 @@ class Game:
         legal (codes in :mod:`engines.contract` and the game's kernel module)."""
         if not isinstance(move, (int, np.integer)) or isinstance(move, bool) or not -(2**63) <= move < 2**63:
             return contract.REASON_NOT_A_MOVE
-        return int(self.kernels.illegal_reason(state.data, move))
+        return int(_face.illegal_reason(state.data, move))
 
     def illegal_reason(self, state: "State", move: Any) -> str | None:
         """Why ``move`` is not legal in ``state``, in one line; None when it is legal.
@@ -631,7 +631,7 @@ class State:
 
     @property
     def current_player(self) -> int:
-        return int(self.game.kernels.current_player(self.data))
+        return int(_face.current_player(self.data))
 
     @property
     def history(self) -> tuple[int, ...]:
@@ -643,11 +643,11 @@ class State:
         return len(self._moves)
 
     def is_terminal(self) -> bool:
-        return bool(self.game.kernels.is_terminal(self.data))
+        return bool(_face.is_terminal(self.data))
 
     def legal_moves(self) -> list[int]:
         buf = self.game._moves_buffer
-        n = self.game.kernels.legal_moves(self.data, buf)
+        n = _face.legal_moves(self.data, buf)
         return buf[:n].tolist()
 
     def legal_move_names(self) -> list[str]:
@@ -679,7 +679,7 @@ class State:
         why = self.game.illegal_reason(self, move)
         if why is not None:
             raise IllegalMoveError(why)
-        self.game.kernels.apply_move(self.data, move)
+        _face.apply_move(self.data, move)
         self._moves.append(move)
         return move
 
@@ -689,7 +689,7 @@ class State:
         arena checks each agent's move once per ply. An illegal move here leaves a corrupt state;
         :meth:`apply` checks."""
         self._check_not_a_view()
-        self.game.kernels.apply_move(self.data, move)
+        _face.apply_move(self.data, move)
         self._moves.append(int(move))
 
     def _check_not_a_view(self) -> None:
@@ -721,7 +721,7 @@ class State:
         """Player 0's result at the end (1 win, 0 draw, -1 loss), None while the game goes on."""
         if not self.is_terminal():
             return None
-        return float(self.game.kernels.outcome(self.data))
+        return float(_face.outcome(self.data))
 
     def returns(self) -> tuple[float, float]:
         """Both players' results (0, 0 while the game goes on)."""
@@ -776,13 +776,13 @@ class State:
 
     def score(self) -> int:
         """Player 0's margin (store, capture or pip difference)."""
-        return int(self.game.kernels.score(self.data))
+        return int(_face.score(self.data))
 
     def heuristic(self) -> float:
-        return float(self.game.kernels.heuristic(self.data))
+        return float(_face.heuristic(self.data))
 
     def hash(self) -> int:
-        return int(self.game.kernels.state_hash(self.data))
+        return int(_face.state_hash(self.data))
 
     def copy(self) -> "State":
         return State(self.game, self._buf.copy(), self.seed, self._moves, self.custom_start, self.viewer)
@@ -800,7 +800,7 @@ class State:
         if self.viewer is not None and self.viewer != player:
             raise ValueError(f"this is already {self.game.player_names[self.viewer]}'s view")
         buf = np.zeros(1, self.game.kernels.STATE_DTYPE)
-        self.game.kernels.observe(self.data, player, buf[0])
+        _face.observe(self.data, player, buf[0])
         return State(self.game, buf, None, self._moves, self.custom_start, viewer=player)
 
     def record(self, **metadata: Any) -> "GameRecord":
@@ -817,7 +817,7 @@ class State:
         replay = self.game.new_initial_state(self.seed)
         for move in self._moves:
             names.append(self.game.format_move(replay, move))
-            self.game.kernels.apply_move(replay.data, move)
+            _face.apply_move(replay.data, move)
             replay._moves.append(move)
         return GameRecord(self.game.name, dict(self.game.params), self.seed, names, dict(metadata))
 
