@@ -118,6 +118,9 @@ class TournamentSettings:
     gauntlet: bool = False
     #: Python files or modules that register agents, loaded by every process of the run.
     plugins: tuple[str, ...] = field(default=())
+    #: Seconds an agent may take beyond its time for a move before it loses the game on time
+    #: (a hung agent's worker is killed then, see arena.pool).
+    tc_margin: float = 1.0
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -135,6 +138,8 @@ class TournamentSettings:
             raise ValueError(f"games per pairing must be even to swap seats in pairs, not {self.games} (or use --noswap)")
         if self.move_time is not None and not (MIN_MOVE_TIME <= self.move_time <= MAX_MOVE_TIME):
             raise ValueError(f"move time must be from {MIN_MOVE_TIME:g} to {MAX_MOVE_TIME:g} seconds, not {self.move_time}")
+        if not (0.0 <= self.tc_margin <= MAX_MOVE_TIME):
+            raise ValueError(f"the time margin must be from 0 to {MAX_MOVE_TIME:g} seconds, not {self.tc_margin}")
         if not self.labels:
             object.__setattr__(self, "labels", _labels(self.agents))
         if self.sprt is not None:
@@ -323,7 +328,7 @@ class TournamentSettings:
 
 
 #: The fields added for strength testing (issue 13), with their defaults as stored.
-_STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": ()}
+_STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": (), "tc_margin": 1.0}
 
 
 def _short(value: object, limit: int = 80) -> str:
