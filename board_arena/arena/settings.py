@@ -220,6 +220,8 @@ class TournamentSettings:
         data["sprt"] = None if self.sprt is None else dict(self.sprt)
         data["openings"] = None if self.openings is None else self.openings.spec
         data["opening_lines"] = () if self.openings is None else self.openings.lines
+        if self.tc_margin == _TC_MARGIN:  # stored only when set, so that earlier runs' settings read the same
+            del data["tc_margin"]
         return data
 
     def to_json(self) -> str:
@@ -245,6 +247,8 @@ class TournamentSettings:
     def differences(self, other: "TournamentSettings") -> list[str]:
         """The fields that differ, as ``name: this vs other``."""
         mine, theirs = self.to_dict(), other.to_dict()
+        mine.setdefault("tc_margin", self.tc_margin)
+        theirs.setdefault("tc_margin", other.tc_margin)
         return [f"{k}: {_short(mine[k])} vs {_short(theirs[k])}" for k in mine if mine[k] != theirs[k]]
 
     def default_out_dir(self) -> str:
@@ -327,8 +331,11 @@ class TournamentSettings:
         return ScheduledGame(game_id, pairings[p], self.seats(game_id), game_seed, agent_seeds)
 
 
+#: The default time margin (TournamentSettings.tc_margin), left out of the stored settings.
+_TC_MARGIN = 1.0
+
 #: The fields added for strength testing (issue 13), with their defaults as stored.
-_STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": (), "tc_margin": 1.0}
+_STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": ()}
 
 
 def _short(value: object, limit: int = 80) -> str:
