@@ -121,6 +121,14 @@ def _build_parser() -> argparse.ArgumentParser:
         help="seconds per move for the searching agents (alphabeta, mcts, pimc, ismcts), replacing "
         "their own budgets (not reproducible); random, greedy and minimax have no clock",
     )
+    run.add_argument(
+        "--tc-margin",
+        type=_number,
+        default=1.0,
+        metavar="SECONDS",
+        help="with --move-time, seconds an agent may overrun a move before it loses the game on time "
+        "(a hung agent's worker is then killed and replaced; default 1)",
+    )
     run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
     add_strength_options(run)
     run.add_argument("--out", metavar="DIR", help="run folder (default: arena-runs/<game>-<agents>-<hash of the settings>)")
@@ -255,6 +263,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         games=args.games,
         seed=args.seed,
         move_time=args.move_time,
+        tc_margin=args.tc_margin,
         swap=not args.noswap,
         **strength_options(args),
     )

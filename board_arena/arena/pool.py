@@ -20,8 +20,16 @@ for all of them, and why:
   one worker), each with a first batch before any gets a second.
 - **Retry**: a worker that dies (killed, out of memory, its node gone) costs only its unfinished
   games: they go back to the front of the queue, a new worker takes its place, and a game that
-  came back once is never yielded again. After ``MAX_LOSSES`` deaths the pool gives up with
-  :class:`WorkerLost` (finished games are stored: the same command resumes).
+  came back once is never yielded again. After ``MAX_LOSSES`` deaths that no agent explains the
+  pool gives up with :class:`WorkerLost` (finished games are stored: the same command resumes).
+- **Isolation** (where the backend has a :class:`arena.worker.TurnBoard`: worker processes), as
+  cutechess and fastchess isolate engines: a worker that dies while an agent searches (a crash in
+  a plugin's native code, ``os.abort()``) plays that game again once on a new worker, which
+  tells a crash from an outside kill; if it dies in that game again, the agent that was
+  searching loses it (end reason ``crash in seat S (spec): ...``) and the tournament goes on. A
+  search that overruns its move time by more than the margin (``--tc-margin``) has its worker
+  killed and replaced, and loses on time (``lost on time in seat S (spec): ...``). An agent that
+  raises, or returns late, loses in its worker (:meth:`arena.worker.GamePlayer.play`).
 - **Interrupts**: every worker ignores SIGINT (the run's process alone handles Ctrl-C, so no worker
   prints a traceback), and when the generator ends, fails, is interrupted or closed, every worker
   is stopped at once, further interrupts ignored until they are gone.
@@ -47,6 +55,9 @@ from board_arena.arena.store import GameResult
 from board_arena.arena.worker import (
     CompileCounter,
     GamePlayer,
+    Turn,
+    TurnBoard,
+    forfeit,
     start_worker_process,
     warm_up_agents,
     warm_up_game,
@@ -103,6 +114,7 @@ class Slot:
     held: dict[int, ScheduledGame] = field(default_factory=dict)  # sent and not yet back, by id
     batches: int = 0  # sent and not yet done
     compilations: int = 0  # as last reported
+    timed_out: bool = False  # killed by the scheduler: an agent overran its time
 
 
 class _Queue:
@@ -156,7 +168,8 @@ class WorkerPool:
     MAX_BATCH: ClassVar[int] = 64
     #: Batches a worker holds at once: one playing, one waiting.
     IN_FLIGHT: ClassVar[int] = 2
-    #: Workers that may die (each replaced, its games played again) before the pool gives up.
+    #: Workers that may die (each replaced, its games played again) before the pool gives up;
+    #: deaths in an agent's search (isolation, above) do not count.
     MAX_LOSSES: ClassVar[int] = 8
     #: Longest wait for news before the scheduler looks at its signals (Ctrl-C) again.
     POLL_SECONDS: ClassVar[float] = 0.2
@@ -173,6 +186,11 @@ class WorkerPool:
         self.concurrency = concurrency
         self.compilations = 0
         self.lost = 0
+        #: Games lost by an agent that crashed its worker or hung (isolation, above).
+        self.forfeits = 0
+        self._unexplained = 0  # deaths outside any agent's search
+        self._suspects: set[int] = set()  # games in which a worker died once during a search
+        self._game: Any = None  # the game, made when a forfeit is scored
         #: The folder where the players publish the games they play (arena.live), or None. Local
         #: backends only: a cluster's nodes do not share the run's folder.
         self.live_dir: str | None = None
@@ -220,6 +238,13 @@ class WorkerPool:
         which is what an interrupt means; every finished game is stored already)."""
         raise NotImplementedError
 
+    def _turn(self, slot: Slot) -> Turn | None:
+        """What the worker posted on its :class:`arena.worker.TurnBoard` (None: it has none)."""
+        return None
+
+    def _kill(self, slot: Slot) -> None:
+        """Kills a worker whose agent hangs (its death then comes as news: :meth:`_receive`)."""
+
     def _starts_ready(self) -> bool:
         """Whether a started worker takes batches at once (else it sends :data:`READY`)."""
         return True
@@ -260,6 +285,7 @@ class WorkerPool:
                 if not busy and not queue.holds(1):
                     return
                 news = self._wait(busy, self.POLL_SECONDS) if busy else []
+                self._kill_overdue(slots)  # their death is news at the next wait
                 if not news:
                     if not any(slot.held for slot in slots) and time.monotonic() - last_news > self.WAIT_FOR_WORKER:
                         raise WorkerLost(
@@ -288,7 +314,9 @@ class WorkerPool:
                                 slot.ready = True
                     except WorkerDied as death:
                         last_loss = str(death)
-                        self._lose(slot, slots, queue, last_loss)
+                        lost_game = self._lose(slot, slots, queue, last_loss)
+                        if lost_game is not None:
+                            yield lost_game
                         short = True
         finally:
             with ignoring_interrupts():  # an interrupt must not leave workers playing on
@@ -313,17 +341,52 @@ class WorkerPool:
                     slot.batches += 1
                     self._send(slot, batch)
 
-    def _lose(self, slot: Slot, slots: list[Slot], queue: _Queue, reason: str) -> None:
+    def _kill_overdue(self, slots: list[Slot]) -> None:
+        """Kills the workers whose agent has searched longer than its time and the margin."""
+        now = time.monotonic()
+        for slot in slots:
+            turn = self._turn(slot) if slot.held and not slot.timed_out else None
+            if turn is not None and turn.game in slot.held and turn.overdue(now):
+                slot.timed_out = True
+                self._kill(slot)
+
+    def _lose(self, slot: Slot, slots: list[Slot], queue: _Queue, reason: str) -> GameResult | None:
         """A worker died: its unfinished games go back to the front of the queue (a new worker
-        takes its place at the next turn of the scheduler)."""
+        takes its place at the next turn of the scheduler), but for a game that its searching
+        agent loses (isolation, above), which is returned."""
         self.lost += 1
         slots.remove(slot)
-        queue.put_back(slot.held.values())
+        turn = self._turn(slot)
         self._stop([slot])
-        if self.lost > self.MAX_LOSSES:
+        lost_game = None
+        if turn is not None and turn.seat is not None and turn.game in slot.held:
+            scheduled = slot.held[turn.game]
+            spec = self.settings.agents[scheduled.players[turn.seat]]
+            if slot.timed_out:
+                assert turn.allowed is not None
+                why = (
+                    f"lost on time in seat {turn.seat} ({spec}): no move after {time.monotonic() - turn.started:.3g} s "
+                    f"(move time {turn.allowed - self.settings.tc_margin:g} s, margin {self.settings.tc_margin:g} s); "
+                    "its worker was stopped"
+                )
+            elif scheduled.id in self._suspects:
+                why = f"crash in seat {turn.seat} ({spec}): its worker process died during its search ({reason}), twice in this game"
+            else:  # once: it may have been killed from outside; the game is played again
+                self._suspects.add(scheduled.id)
+                why = ""
+            if why:
+                del slot.held[scheduled.id]
+                self._game = self._game or self.settings.make_game()
+                lost_game = forfeit(self.settings, self._game, scheduled, turn, why)
+                self.forfeits += 1
+        else:
+            self._unexplained += 1
+        queue.put_back(slot.held.values())
+        if self._unexplained > self.MAX_LOSSES:
             raise WorkerLost(
                 f"{self.lost} {self.WORKERS} died (the last: {reason}); finished games are stored: run the same command to resume"
             )
+        return lost_game
 
 
 # -- in this process -------------------------------------------------------------------------
@@ -392,11 +455,11 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
-def _process_main(connection: Connection, settings_json: str, live_dir: str | None = None) -> None:
+def _process_main(connection: Connection, settings_json: str, live_dir: str | None = None, board: TurnBoard | None = None) -> None:
     """A worker process: warm up, then play each batch sent, sending every game back as it ends
-    and a :class:`BatchDone` after each batch; None ends it."""
+    and a :class:`BatchDone` after each batch, posting its turns on ``board``; None ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited already; spawned children set it too
-    player, counter = start_worker_process(settings_json, live_dir)
+    player, counter = start_worker_process(settings_json, live_dir, board)
     try:
         while True:
             batch = connection.recv()
@@ -414,6 +477,7 @@ def _process_main(connection: Connection, settings_json: str, live_dir: str | No
 class _Process:
     process: Any  # a multiprocessing Process of the pool's context
     connection: Connection
+    board: TurnBoard
 
 
 class ProcessPool(WorkerPool):
@@ -438,11 +502,18 @@ class ProcessPool(WorkerPool):
 
     def _start(self, settings_json: str) -> _Process:
         connection, child = self._context.Pipe(duplex=True)
-        process = self._context.Process(target=_process_main, args=(child, settings_json, self.live_dir), daemon=True)
+        board = TurnBoard(self._context)
+        process = self._context.Process(target=_process_main, args=(child, settings_json, self.live_dir, board), daemon=True)
         with ignoring_interrupts():  # the child inherits the ignore until it sets its own
             process.start()
         child.close()
-        return _Process(process, connection)
+        return _Process(process, connection, board)
+
+    def _turn(self, slot: Slot) -> Turn | None:
+        return slot.handle.board.read()
+
+    def _kill(self, slot: Slot) -> None:
+        slot.handle.process.kill()
 
     def _send(self, slot: Slot, batch: list[ScheduledGame]) -> None:
         try:
@@ -464,9 +535,9 @@ class ProcessPool(WorkerPool):
                 yield worker.connection.recv()
         except (EOFError, OSError):  # the pipe closed: the process is gone or going
             worker.process.join(timeout=5)
-            raise WorkerDied(f"exit code {worker.process.exitcode}") from None
+            raise WorkerDied(_exit_text(worker.process.exitcode)) from None
         if not worker.process.is_alive():
-            raise WorkerDied(f"exit code {worker.process.exitcode}")
+            raise WorkerDied(_exit_text(worker.process.exitcode))
 
     def _stop(self, slots: list[Slot]) -> None:
         for slot in slots:
@@ -475,3 +546,13 @@ class ProcessPool(WorkerPool):
         for slot in slots:
             slot.handle.process.join(timeout=5)
             slot.handle.connection.close()
+
+
+def _exit_text(code: int | None) -> str:
+    """How a worker process ended: ``exit code 1``, or ``killed by SIGSEGV`` for a signal."""
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            pass
+    return f"exit code {code}"

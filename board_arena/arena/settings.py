@@ -118,6 +118,9 @@ class TournamentSettings:
     gauntlet: bool = False
     #: Python files or modules that register agents, loaded by every process of the run.
     plugins: tuple[str, ...] = field(default=())
+    #: Seconds an agent may take beyond its time for a move before it loses the game on time
+    #: (a hung agent's worker is killed then, see arena.pool).
+    tc_margin: float = 1.0
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -135,6 +138,8 @@ class TournamentSettings:
             raise ValueError(f"games per pairing must be even to swap seats in pairs, not {self.games} (or use --noswap)")
         if self.move_time is not None and not (MIN_MOVE_TIME <= self.move_time <= MAX_MOVE_TIME):
             raise ValueError(f"move time must be from {MIN_MOVE_TIME:g} to {MAX_MOVE_TIME:g} seconds, not {self.move_time}")
+        if not (0.0 <= self.tc_margin <= MAX_MOVE_TIME):
+            raise ValueError(f"the time margin must be from 0 to {MAX_MOVE_TIME:g} seconds, not {self.tc_margin}")
         if not self.labels:
             object.__setattr__(self, "labels", _labels(self.agents))
         if self.sprt is not None:
@@ -215,6 +220,8 @@ class TournamentSettings:
         data["sprt"] = None if self.sprt is None else dict(self.sprt)
         data["openings"] = None if self.openings is None else self.openings.spec
         data["opening_lines"] = () if self.openings is None else self.openings.lines
+        if self.tc_margin == _TC_MARGIN:  # stored only when set, so that earlier runs' settings read the same
+            del data["tc_margin"]
         return data
 
     def to_json(self) -> str:
@@ -240,6 +247,8 @@ class TournamentSettings:
     def differences(self, other: "TournamentSettings") -> list[str]:
         """The fields that differ, as ``name: this vs other``."""
         mine, theirs = self.to_dict(), other.to_dict()
+        mine.setdefault("tc_margin", self.tc_margin)
+        theirs.setdefault("tc_margin", other.tc_margin)
         return [f"{k}: {_short(mine[k])} vs {_short(theirs[k])}" for k in mine if mine[k] != theirs[k]]
 
     def default_out_dir(self) -> str:
@@ -321,6 +330,9 @@ class TournamentSettings:
         agent_seeds = (derive_seed(self.seed, "agent", game_id, 0), derive_seed(self.seed, "agent", game_id, 1))
         return ScheduledGame(game_id, pairings[p], self.seats(game_id), game_seed, agent_seeds)
 
+
+#: The default time margin (TournamentSettings.tc_margin), left out of the stored settings.
+_TC_MARGIN = 1.0
 
 #: The fields added for strength testing (issue 13), with their defaults as stored.
 _STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": ()}

@@ -58,7 +58,7 @@ CHUNK = 1 << 15
 #: Invalid games an error message names (``arena verify`` lists them all).
 NAMED_IN_ERRORS = 3
 
-_FAILURE = re.compile(r"(?:error in seat|illegal move .* by seat) ([01]) \(")
+_FAILURE = re.compile(r"(?:(?:error|crash|lost on time) in seat|illegal move .* by seat) ([01]) \(")
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,9 @@ class InvalidGamesError(ValueError):
 
 
 def failed_seat(end_reason: str) -> int | None:
-    """The seat that lost by failing (an agent that raised or played an illegal move), from a
-    stored end reason; None for a game that ended by the rules or the ply cap."""
+    """The seat that lost by failing (an agent that raised, crashed its worker, ran out of time
+    or played an illegal move), from a stored end reason; None for a game that ended by the
+    rules or the ply cap."""
     match = _FAILURE.match(end_reason)
     return int(match.group(1)) if match else None
 

@@ -11,6 +11,8 @@ import signal
 import sys
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numba.core import event as numba_event
@@ -22,12 +24,111 @@ from board_arena.arena.movelog import logging_moves, opening_entry, search_entry
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
 
-__all__ = ["GamePlayer", "play_scheduled_game", "warm_up_agents", "warm_up_game", "start_worker_process"]
+__all__ = [
+    "GamePlayer",
+    "TurnBoard",
+    "Turn",
+    "forfeit",
+    "play_scheduled_game",
+    "warm_up_agents",
+    "warm_up_game",
+    "start_worker_process",
+]
 
 #: Agents a player keeps at most (the least recently used goes first): every agent of a round
 #: robin of up to this many, while a larger one keeps its memory bounded (an alpha-beta holds a
 #: table of 16 MiB by default).
 MAX_KEPT_AGENTS = 16
+#: Plies of a game a :class:`TurnBoard` holds; a longer game's death is not blamed on an agent.
+MAX_POSTED_PLIES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a :class:`TurnBoard` showed: the game a worker was playing, the seat whose agent was
+    searching (None between searches) since ``started`` (``time.monotonic``, the same clock in
+    every process of the machine) and for at most ``allowed`` seconds (None: no limit), and the
+    game so far (its move ids from the start, opening included; each seat's time and moves)."""
+
+    game: int
+    seat: int | None
+    started: float
+    allowed: float | None
+    move_ids: tuple[int, ...]
+    seconds: tuple[float, float]
+    moves: tuple[int, int]
+
+    def overdue(self, now: float) -> bool:
+        """Whether the searching agent has had more than its time (the margin included)."""
+        return self.seat is not None and self.allowed is not None and now > self.started + self.allowed
+
+
+class TurnBoard:
+    """Shared memory where a worker process posts, as it plays, which game it plays, which
+    agent is searching and until when, and the moves so far: when the worker dies or hangs, the
+    run's process reads there whose search it was and scores that game (:class:`WorkerPool`),
+    as cutechess and fastchess score an engine that crashes or hangs. A few stores into shared
+    memory per move: nothing next to a search."""
+
+    _GAME, _SEAT, _STARTED, _ALLOWED, _TIME0, _TIME1, _MOVES0, _MOVES1, _PLIES = range(9)
+
+    def __init__(self, context: Any = None, capacity: int = MAX_POSTED_PLIES):
+        import multiprocessing
+
+        context = context or multiprocessing
+        self.header = context.RawArray(ctypes.c_double, 9)
+        self.move_ids = context.RawArray(ctypes.c_int32, capacity)
+        self.header[self._GAME] = -1
+
+    def begin(self, game: int, move_ids: tuple[int, ...]) -> None:
+        """A game starts (``move_ids``: its opening)."""
+        header = self.header
+        header[self._GAME] = -1  # no half-written game is ever read as one
+        header[self._SEAT] = -1
+        header[self._TIME0] = header[self._TIME1] = header[self._MOVES0] = header[self._MOVES1] = 0.0
+        header[self._PLIES] = 0
+        for move in move_ids:
+            self.played(move)
+        header[self._GAME] = game
+
+    def searching(self, seat: int, allowed: float | None) -> None:
+        """The agent of ``seat`` starts its search, for at most ``allowed`` seconds."""
+        header = self.header
+        header[self._STARTED] = time.monotonic()
+        header[self._ALLOWED] = -1.0 if allowed is None else allowed
+        header[self._SEAT] = seat
+
+    def searched(self, seat: int, seconds: float) -> None:
+        """The agent of ``seat`` has answered, after ``seconds`` of thinking this game."""
+        self.header[self._SEAT] = -1
+        self.header[self._TIME0 + seat] = seconds
+        self.header[self._MOVES0 + seat] += 1
+
+    def played(self, move: int) -> None:
+        plies = int(self.header[self._PLIES])
+        if plies < len(self.move_ids):
+            self.move_ids[plies] = move
+        self.header[self._PLIES] = plies + 1
+
+    def end(self) -> None:
+        self.header[self._GAME] = -1
+
+    def read(self) -> Turn | None:
+        """What the board shows (None between games, or when the game is longer than it holds)."""
+        header = list(self.header)
+        plies = int(header[self._PLIES])
+        if header[self._GAME] < 0 or plies > len(self.move_ids):
+            return None
+        seat = int(header[self._SEAT])
+        return Turn(
+            game=int(header[self._GAME]),
+            seat=None if seat < 0 else seat,
+            started=header[self._STARTED],
+            allowed=None if header[self._ALLOWED] < 0 else header[self._ALLOWED],
+            move_ids=tuple(self.move_ids[:plies]),
+            seconds=(header[self._TIME0], header[self._TIME1]),
+            moves=(int(header[self._MOVES0]), int(header[self._MOVES1])),
+        )
 
 
 class GamePlayer:
@@ -52,6 +153,10 @@ class GamePlayer:
         self.settings = settings
         self.game = game or settings.make_game()
         self.limit = agents.Limit(time=settings.move_time) if settings.move_time else None
+        #: The longest a search may take before its agent loses on time (None: no limit).
+        self.allowed = settings.move_time + settings.tc_margin if settings.move_time else None
+        #: Where the player posts whose search it is (set in a worker process: arena.pool).
+        self.board: TurnBoard | None = None
         self._agents: OrderedDict[int, agents.Agent] = OrderedDict()  # by index in settings.agents
         #: Publishes each game's moves as it is played (arena.live), when set.
         self.live: LiveWriter | None = None
@@ -74,10 +179,12 @@ class GamePlayer:
     def play(self, scheduled: ScheduledGame) -> GameResult:
         """Plays one game of the schedule.
 
-        An agent that fails (raises, or returns an illegal move) loses the game, with the reason
-        recorded and score 0; an error of the engine itself is not the agent's fault and stops the
-        run (``end_reason`` is ``"rules"`` for every game that ended by the rules, ``"ply cap"``
-        for a game stopped as a draw by the variant's ply cap).
+        An agent that fails (raises, returns an illegal move, or takes more than the move time
+        plus the margin, ``settings.tc_margin``) loses the game, with the reason recorded and
+        score 0; an error of the engine itself is not the agent's fault and stops the run
+        (``end_reason`` is ``"rules"`` for every game that ended by the rules, ``"ply cap"`` for a
+        game stopped as a draw by the variant's ply cap). An agent that crashes its process or
+        hangs is scored by the pool, from what :attr:`board` shows (arena.pool).
         """
         settings, game = self.settings, self.game
         specs = [settings.agents[scheduled.players[seat]] for seat in (0, 1)]
@@ -93,6 +200,9 @@ class GamePlayer:
         # agents took over (an opening) have none.
         searches = [opening_entry(seat) for seat, _ in opening] if logging_moves() else None
         labels = [settings.labels[scheduled.players[seat]] for seat in (0, 1)]
+        board = self.board
+        if board is not None:
+            board.begin(scheduled.id, state.history)
         while not state.is_terminal():
             mover = state.current_player
             if self.live is not None:
@@ -100,13 +210,20 @@ class GamePlayer:
             agent = seats[mover]
             start = time.perf_counter()
             agent.last_search = None  # an agent that reports nothing must not repeat its last report
+            if board is not None:
+                board.searching(mover, self.allowed)
             try:
                 move = agent.select_move(agent.observe(state, mover), self.limit)
             except Exception as error:  # an agent's failure must not stop the tournament
                 end_reason = f"error in seat {mover} ({specs[mover]}): {error}"
             finally:
-                thinking[mover] += time.perf_counter() - start
+                took = time.perf_counter() - start
+                thinking[mover] += took
                 chosen[mover] += 1
+                if board is not None:
+                    board.searched(mover, thinking[mover])
+            if end_reason == "rules" and self.allowed is not None and took > self.allowed:
+                end_reason = lost_on_time(mover, specs[mover], took, settings)
             if end_reason == "rules":
                 # Checked once here; the move is then applied without a second check.
                 why = game.illegal_reason(state, move)
@@ -119,6 +236,10 @@ class GamePlayer:
             if searches is not None:
                 searches.append(search_entry(mover, agent.last_search))
             state.apply_legal(move)
+            if board is not None:
+                board.played(move)
+        if board is not None:
+            board.end()
         if self.live is not None:
             self.live.position(scheduled.id, labels, scheduled.game_seed, names, None)
         if result is None:  # the game is over
@@ -146,6 +267,49 @@ class GamePlayer:
             searches=searches,
             move_ids=list(state.history),  # the opening's and the agents' moves, as played
         )
+
+
+def lost_on_time(seat: int, spec: str, seconds: float, settings: TournamentSettings) -> str:
+    """The end reason of a game lost on time by ``seat`` after a search of ``seconds``."""
+    return (
+        f"lost on time in seat {seat} ({spec}): {seconds:.3g} s for a move of {settings.move_time:g} s "
+        f"(margin {settings.tc_margin:g} s)"
+    )
+
+
+def forfeit(settings: TournamentSettings, game: engines.Game, scheduled: ScheduledGame, turn: Turn, end_reason: str) -> GameResult:
+    """The game ``turn`` shows, lost by the seat whose search it was (its agent crashed its
+    worker process or hung), with ``end_reason``; its moves are those played before."""
+    assert turn.seat is not None
+    state = game.new_initial_state(scheduled.game_seed)
+    names = []
+    for move in turn.move_ids:
+        names.append(game.format_move(state, move))
+        state.apply_legal(move)
+    labels = [settings.labels[scheduled.players[seat]] for seat in (0, 1)]
+    specs = [settings.agents[scheduled.players[seat]] for seat in (0, 1)]
+    seconds = list(turn.seconds)
+    seconds[turn.seat] += max(0.0, time.monotonic() - turn.started)
+    return GameResult(
+        id=scheduled.id,
+        player0=labels[0],
+        player1=labels[1],
+        spec0=specs[0],
+        spec1=specs[1],
+        game_seed=scheduled.game_seed,
+        seed0=scheduled.agent_seeds[0],
+        seed1=scheduled.agent_seeds[1],
+        moves=names,
+        result=-1.0 if turn.seat == 0 else 1.0,
+        score=0,
+        plies=len(names),
+        time0=seconds[0],
+        time1=seconds[1],
+        moves0=turn.moves[0] + (turn.seat == 0),
+        moves1=turn.moves[1] + (turn.seat == 1),
+        end_reason=end_reason,
+        move_ids=list(turn.move_ids),
+    )
 
 
 def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, game: engines.Game | None = None) -> GameResult:
@@ -204,17 +368,20 @@ class CompileCounter(numba_event.Listener):
         numba_event.unregister("numba:compile", self)
 
 
-def start_worker_process(settings_json: str, live_dir: str | None = None) -> tuple[GamePlayer, CompileCounter]:
+def start_worker_process(
+    settings_json: str, live_dir: str | None = None, board: TurnBoard | None = None
+) -> tuple[GamePlayer, CompileCounter]:
     """What a worker process (of the local pool, or a Ray actor) does first: ask to die with its
     parent, load the run's plugins, build its player (the game, every agent's kernels; publishing
-    its games in ``live_dir`` when given, see :mod:`arena.live`) and then count the kernels
-    compiled from there on (expected: none)."""
+    its games in ``live_dir`` when given, see :mod:`arena.live`; posting its turns on ``board``
+    when given) and then count the kernels compiled from there on (expected: none)."""
     _die_with_parent()
     # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them).
     load_entry_points()
     load_plugins(json.loads(settings_json).get("plugins", ()))
     player = GamePlayer(TournamentSettings.from_json(settings_json))
     player.live = LiveWriter(live_dir) if live_dir else None
+    player.board = board
     return player, CompileCounter().start()  # for the life of the process
 
 

@@ -18,7 +18,10 @@ Move mapping:
   from the top left (``a7 d7 g7 b6 d6 f6 c5 d5 e5 a4 b4 c4 e4 f4 g4 c3 d3 e3 b2 d2 f2 a1 d1 g1``).
   A placement is the point, a slide or a flight ``24 + 24 * from + to``; a capture is a second
   OpenSpiel decision by the same player (the point shot), where ours is one compound move
-  (``d2-d1xg1``): the bot then chooses the capture too, with the rest of the move's time.
+  (``d2-d1xg1``): the bot then chooses the capture too. When a move may close a mill, the
+  move's time is shared: ``SHOT_SHARE`` of it kept for the shot, the rest for the move, each
+  decision given at least ``MIN_SECONDS`` (OpenSpiel's ``MCTSBot`` crashes when its clock runs
+  out before its root has children).
 
 The budget is ``time`` seconds per move (the arena's ``--move-time`` replaces it), which the bot
 spends on simulations (``max_wall_clock_time``); ``simulations`` caps them instead when given
@@ -82,6 +85,10 @@ class OpenSpielMCTSAgent(Agent):
     )
 
     DEFAULT_TIME = 1.0
+    #: The least time a decision is given (seconds): the bot must expand its root in it.
+    MIN_SECONDS = 0.01
+    #: The part of a move's time kept for the shot when the move may close a mill.
+    SHOT_SHARE = 1 / 3
 
     def check_game(self, game):
         super().check_game(game)
@@ -132,11 +139,13 @@ class OpenSpielMCTSAgent(Agent):
         seconds = limit.time or (None if simulations else self.DEFAULT_TIME)
         start = time.perf_counter()
         seed = (self.seed + 7919 * state.ply) % 2**31  # one per move, from the agent's seed
-        first = self._bot(spiel.get_game(), seconds, simulations, seed).step(spiel)
+        may_shoot = any(len(to_actions(state, m)) > 1 for m in state.legal_moves())
+        share = None if seconds is None else max(self.MIN_SECONDS, seconds * (1 - self.SHOT_SHARE if may_shoot else 1))
+        first = self._bot(spiel.get_game(), share, simulations, seed).step(spiel)
         candidates = [m for m in state.legal_moves() if to_actions(state, m)[0] == first]
         if len(candidates) > 1:  # a mill: the same player chooses the shot, with the time left
             spiel.apply_action(first)
-            left = None if seconds is None else max(0.001, seconds - (time.perf_counter() - start))
+            left = None if seconds is None else max(self.MIN_SECONDS, seconds - (time.perf_counter() - start))
             second = self._bot(spiel.get_game(), left, simulations, seed + 1).step(spiel)
             candidates = [m for m in candidates if to_actions(state, m)[1:] == [second]]
             if not candidates:
