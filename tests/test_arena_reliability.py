@@ -19,8 +19,10 @@ from board_arena.arena.store import RunLock
 pytestmark = pytest.mark.slow  # a system test (runs interrupted and killed in subprocesses): python -m pytest -m "not slow" leaves it out
 
 ROOT = Path(__file__).resolve().parent.parent
-# Games long enough that a run is still going when the signal comes (a few hundred ms each).
-SLOW = ["--game", "kalah", "--agents", "mcts:iterations=3000,alphabeta:depth=5"]
+# Games long enough that a run is still going when the signal comes (most of a second each, so
+# 8 games on two workers take about 3 s: faster agents must get bigger budgets here, or the run
+# ends before it is interrupted, as it did once MCTS and alpha-beta got faster).
+SLOW = ["--game", "kalah", "--agents", "mcts:iterations=50000,alphabeta:depth=9"]
 
 
 def arena(*args, **popen):
