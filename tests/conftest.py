@@ -6,6 +6,10 @@ import pytest
 
 import tests.games.tictactoe  # noqa: F401  (registers the game)
 
+# Plugins that tests load on purpose (tests/plugins: agents that crash, hang, raise): never
+# imported by the doctest collection, which would register them for the whole suite.
+collect_ignore = ["plugins"]
+
 
 @pytest.fixture
 def forget_plugins():
