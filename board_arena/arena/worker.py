@@ -247,14 +247,7 @@ class GamePlayer:
             if state.end_reason == engines.PLY_CAP:  # a draw by a bound for machines, counted apart
                 end_reason = engines.PLY_CAP
         return GameResult(
-            id=scheduled.id,
-            player0=labels[0],
-            player1=labels[1],
-            spec0=specs[0],
-            spec1=specs[1],
-            game_seed=scheduled.game_seed,
-            seed0=scheduled.agent_seeds[0],
-            seed1=scheduled.agent_seeds[1],
+            **_who_and_seeds(settings, scheduled),
             moves=names,
             result=result,
             score=state.score() if end_reason == "rules" else 0,
@@ -286,19 +279,10 @@ def forfeit(settings: TournamentSettings, game: engines.Game, scheduled: Schedul
     for move in turn.move_ids:
         names.append(game.format_move(state, move))
         state.apply_legal(move)
-    labels = [settings.labels[scheduled.players[seat]] for seat in (0, 1)]
-    specs = [settings.agents[scheduled.players[seat]] for seat in (0, 1)]
     seconds = list(turn.seconds)
     seconds[turn.seat] += max(0.0, time.monotonic() - turn.started)
     return GameResult(
-        id=scheduled.id,
-        player0=labels[0],
-        player1=labels[1],
-        spec0=specs[0],
-        spec1=specs[1],
-        game_seed=scheduled.game_seed,
-        seed0=scheduled.agent_seeds[0],
-        seed1=scheduled.agent_seeds[1],
+        **_who_and_seeds(settings, scheduled),
         moves=names,
         result=-1.0 if turn.seat == 0 else 1.0,
         score=0,
@@ -310,6 +294,15 @@ def forfeit(settings: TournamentSettings, game: engines.Game, scheduled: Schedul
         end_reason=end_reason,
         move_ids=list(turn.move_ids),
     )
+
+
+def _who_and_seeds(settings: TournamentSettings, scheduled: ScheduledGame) -> dict[str, Any]:
+    """The fields of a scheduled game's record that the schedule decides: its id, the agents in
+    each seat (label and spec) and the seeds."""
+    labels = [settings.labels[scheduled.players[seat]] for seat in (0, 1)]
+    specs = [settings.agents[scheduled.players[seat]] for seat in (0, 1)]
+    return dict(id=scheduled.id, player0=labels[0], player1=labels[1], spec0=specs[0], spec1=specs[1],
+                game_seed=scheduled.game_seed, seed0=scheduled.agent_seeds[0], seed1=scheduled.agent_seeds[1])
 
 
 def play_scheduled_game(settings: TournamentSettings, scheduled: ScheduledGame, game: engines.Game | None = None) -> GameResult:
