@@ -22,6 +22,7 @@ EXAMPLES = """examples:
   arena run --game mancala --agents mcts,alphabeta
   arena run --game kalah:pits=5,seeds=3 --agents random,alphabeta:depth=4,mcts:iterations=500 --games 20
   arena run --game mancala --agents mcts,alphabeta --cluster auto
+  arena run --game kalah --agents mcts,alphabeta --tc 10+0.1
   arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
   arena verify arena-runs/mancala-mcts-alphabeta-1a2b3c4d
   arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
@@ -122,12 +123,20 @@ def _build_parser() -> argparse.ArgumentParser:
         "their own budgets (not reproducible); random, greedy and minimax have no clock",
     )
     run.add_argument(
+        "--tc",
+        metavar="[MOVES/]SECONDS[+INC]",
+        help="a clock per side, as cutechess's tc: 10+0.1 is 10 s for the game plus 0.1 s after each move, "
+        "40/60 is 60 s for every 40 moves (added when they are made), 40/60+0.5 both; agents are told "
+        "their clock and budget it within their own limits (not reproducible unless those limits "
+        "end every search first); an opening's plies are free; with --move-time the smaller wins",
+    )
+    run.add_argument(
         "--tc-margin",
         type=_number,
         default=1.0,
         metavar="SECONDS",
-        help="with --move-time, seconds an agent may overrun a move before it loses the game on time "
-        "(a hung agent's worker is then killed and replaced; default 1)",
+        help="seconds an agent may overrun its move time, or its clock under --tc, before it loses the "
+        "game on time (a hung agent's worker is then killed and replaced; default 1)",
     )
     run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
     add_strength_options(run)
@@ -264,6 +273,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         move_time=args.move_time,
         tc_margin=args.tc_margin,
+        time_control=args.tc,
         swap=not args.noswap,
         **strength_options(args),
     )

@@ -366,7 +366,7 @@ class WorkerPool:
                 assert turn.allowed is not None
                 why = (
                     f"lost on time in seat {turn.seat} ({spec}): no move after {time.monotonic() - turn.started:.3g} s "
-                    f"(move time {turn.allowed - self.settings.tc_margin:g} s, margin {self.settings.tc_margin:g} s); "
+                    f"(it had {turn.allowed - self.settings.tc_margin:.3g} s, margin {self.settings.tc_margin:g} s); "
                     "its worker was stopped"
                 )
             elif scheduled.id in self._suspects:
