@@ -139,6 +139,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "game on time (a hung agent's worker is then killed and replaced; default 1)",
     )
     run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
+    run.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play the games in this process, one at a time, for a profiler or a debugger (an agent that "
+        "crashes then ends the run; by default even --concurrency 1 plays on a worker process)",
+    )
     add_strength_options(run)
     run.add_argument("--out", metavar="DIR", help="run folder (default: arena-runs/<game>-<agents>-<hash of the settings>)")
     run.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
@@ -260,6 +266,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
     elif args.concurrency is not None and not 1 <= args.concurrency <= MAX_CLUSTER_WORKERS:
         raise ValueError(f"--concurrency on a cluster must be from 1 to {MAX_CLUSTER_WORKERS:,} workers, not {args.concurrency:,}")
+    if args.in_process and (args.cluster is not None or (args.concurrency or 1) != 1):
+        raise ValueError("--in-process plays one game at a time in this process: no --cluster, no --concurrency above 1")
     if args.cluster is not None:  # a bad value or a missing Ray: before the agents compile
         from board_arena.arena.cluster import import_ray, parse_cluster
 
@@ -287,7 +295,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     check_run_folder(out_dir, settings)  # before saying where the run goes
     print(f"Run folder: {out_dir}", file=sys.stderr)
     run = run_tournament(
-        settings, out_dir, args.concurrency, progress=not args.quiet, cluster=args.cluster, skip_invalid=args.skip_invalid
+        settings, out_dir, 1 if args.in_process else args.concurrency, progress=not args.quiet, cluster=args.cluster,
+        skip_invalid=args.skip_invalid, in_process=args.in_process,
     )
     print()
     _report(run, args.anchor, plots=args.plots)

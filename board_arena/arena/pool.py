@@ -2,8 +2,10 @@
 its database. One scheduler, :meth:`WorkerPool.play`, serves every backend; a backend only starts
 a worker, sends it a batch, receives what comes back, notices its death and stops it:
 
-- :class:`InlinePool`: this process, one game at a time (``--concurrency 1``: nothing to start).
-- :class:`ProcessPool`: worker processes on this machine, forked where that is safe.
+- :class:`ProcessPool`: worker processes on this machine, forked where that is safe (one at
+  ``--concurrency 1``: a crash costs a game, never the run).
+- :class:`InlinePool`: this process, one game at a time (``--in-process``: for a profiler or a
+  debugger, without isolation).
 - :class:`arena.cluster.RayPool`: Ray actors on a cluster's nodes.
 
 Every backend gives the same games for the same settings (each game has its own seeds, and a
@@ -400,8 +402,10 @@ class _InlineWorker:
 
 
 class InlinePool(WorkerPool):
-    """Plays the games in this process, one at a time: the pool of ``--concurrency 1``, with no
-    process to start and no round trip (an SPRT sees each game before the next is handed out)."""
+    """Plays the games in this process, one at a time, with no process to start and no round
+    trip (an SPRT sees each game before the next is handed out): what a profiler or a debugger
+    needs (``arena run --in-process``). Nothing is isolated: an agent that crashes its process
+    ends the run, one that hangs hangs it (one that returns late still loses on time)."""
 
     MAX_BATCH = 1
     IN_FLIGHT = 1
