@@ -181,11 +181,16 @@ class WorkerPool:
     #: What the workers are called in messages.
     WORKERS: ClassVar[str] = "workers"
 
-    def __init__(self, settings: TournamentSettings, concurrency: int | None = None):
+    def __init__(self, settings: TournamentSettings, concurrency: int | None = None, keep_workers: bool = False):
         if concurrency is not None and concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, not {concurrency}")
         self.settings = settings
         self.concurrency = concurrency
+        #: Workers outlive a :meth:`play` that ends with its games done, for the next one (until
+        #: :meth:`close`): a Ray actor plays each batch it is sent on its pool (arena.cluster).
+        self.keep_workers = keep_workers
+        self._kept: list[Slot] = []
+        self._played, self._seconds = 0, 0.0  # games of the batches done, and their wall time
         self.compilations = 0
         self.lost = 0
         #: Games lost by an agent that crashed its worker or hung (isolation, above).
@@ -203,7 +208,10 @@ class WorkerPool:
         """Connects to what the workers run on (nothing to do for a local backend)."""
 
     def close(self) -> None:
-        """Leaves what :meth:`open` connected to."""
+        """Stops the workers kept (``keep_workers``) and leaves what :meth:`open` connected to."""
+        kept, self._kept = self._kept, []
+        with ignoring_interrupts():
+            self._stop(kept)
 
     def prepare(self) -> None:
         """Readies this process before the games and any clock start: a local backend compiles
@@ -270,9 +278,9 @@ class WorkerPool:
         self.open()
         settings_json = self.settings.to_json()
         queue = _Queue(todo)
-        slots: list[Slot] = []
+        slots, self._kept = self._kept, []
         most = min(self.MAX_BATCH, self.settings.max_batch or self.MAX_BATCH)
-        played, seconds = 0, 0.0  # games of the batches done, and their wall time
+        done = False
         short = True  # fewer workers than capacity may run (at the start, after a loss)
         last_news = time.monotonic()
         last_loss = ""
@@ -281,10 +289,12 @@ class WorkerPool:
                 if short:
                     self._grow(slots, queue, settings_json)
                     short = False
+                played, seconds = self._played, self._seconds
                 size = 1 if played == 0 else int(min(most, max(1, self.BATCH_SECONDS * played / max(seconds, 1e-9))))
                 self._feed(slots, queue, size)
                 busy = [slot for slot in slots if slot.held or not slot.ready]
                 if not busy and not queue.holds(1):
+                    done = True
                     return
                 news = self._wait(busy, self.POLL_SECONDS) if busy else []
                 self._kill_overdue(slots)  # their death is news at the next wait
@@ -308,8 +318,8 @@ class WorkerPool:
                                     yield message
                             elif isinstance(message, BatchDone):
                                 slot.batches -= 1
-                                played += message.games
-                                seconds += message.seconds
+                                self._played += message.games
+                                self._seconds += message.seconds
                                 self.compilations += message.compilations - slot.compilations
                                 slot.compilations = message.compilations
                             else:
@@ -321,8 +331,11 @@ class WorkerPool:
                             yield lost_game
                         short = True
         finally:
-            with ignoring_interrupts():  # an interrupt must not leave workers playing on
-                self._stop(slots)
+            if done and self.keep_workers:
+                self._kept = slots
+            else:
+                with ignoring_interrupts():  # an interrupt must not leave workers playing on
+                    self._stop(slots)
 
     def _grow(self, slots: list[Slot], queue: _Queue, settings_json: str) -> None:
         """Starts workers up to :meth:`capacity` while games wait for them: one game for each
@@ -491,8 +504,8 @@ class ProcessPool(WorkerPool):
 
     WORKERS = "worker processes"
 
-    def __init__(self, settings: TournamentSettings, concurrency: int | None = None):
-        super().__init__(settings, concurrency)
+    def __init__(self, settings: TournamentSettings, concurrency: int | None = None, keep_workers: bool = False):
+        super().__init__(settings, concurrency, keep_workers)
         self._context = _context()
 
     def prepare(self) -> None:
