@@ -269,7 +269,6 @@ class GamePlayer:
             move_ids=list(state.history),  # the opening's and the agents' moves, as played
         )
 
-
     def _budget(self, agent: agents.Agent, clock: GameClock | None, seat: int) -> tuple[agents.Limit | None, float | None]:
         """What ``seat``'s agent is given for its move: the limit (None: its own budget) and the
         longest its search may take before it loses on time (None: no limit)."""
