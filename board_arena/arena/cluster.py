@@ -52,6 +52,7 @@ from board_arena.arena.pool import (
 )
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
+from board_arena.arena.worker import _die_with_parent
 
 __all__ = ["ClusterAddress", "parse_cluster", "check_reachable", "import_ray", "RayPool", "INSTALL_HINT"]
 
@@ -175,6 +176,7 @@ class _GameWorker:
     (isolation, above), which it keeps from batch to batch and replaces when it dies."""
 
     def __init__(self, settings_json: str):
+        _die_with_parent()
         load_entry_points()
         load_plugins(json.loads(settings_json).get("plugins", ()))
         self.pool = ProcessPool(TournamentSettings.from_json(settings_json), 1, keep_workers=True)

@@ -472,9 +472,16 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
+#: A worker process sends the games it has finished at most this often, and at the end of each
+#: batch: a message (and a wake-up of the run's process) per game would cost games of a few
+#: milliseconds a tenth of their time.
+SEND_SECONDS = 0.05
+
+
 def _process_main(connection: Connection, settings_json: str, live_dir: str | None = None, board: TurnBoard | None = None) -> None:
-    """A worker process: warm up, then play each batch sent, sending every game back as it ends
-    and a :class:`BatchDone` after each batch, posting its turns on ``board``; None ends it."""
+    """A worker process: warm up, then play each batch sent, sending the games back as they end
+    (a list of them every ``SEND_SECONDS`` at most) and a :class:`BatchDone` after each batch,
+    posting its turns on ``board``; None ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited already; spawned children set it too
     player, counter = start_worker_process(settings_json, live_dir, board)
     try:
@@ -482,10 +489,14 @@ def _process_main(connection: Connection, settings_json: str, live_dir: str | No
             batch = connection.recv()
             if batch is None:
                 return
-            start = time.perf_counter()
+            start = sent = time.perf_counter()
+            finished: list[Message] = []
             for scheduled in batch:
-                connection.send(player.play(scheduled))
-            connection.send(BatchDone(len(batch), time.perf_counter() - start, counter.count))
+                finished.append(player.play(scheduled))
+                if time.perf_counter() - sent >= SEND_SECONDS:
+                    connection.send(finished)
+                    finished, sent = [], time.perf_counter()
+            connection.send(finished + [BatchDone(len(batch), time.perf_counter() - start, counter.count)])
     except (EOFError, BrokenPipeError, OSError):
         return  # the parent is gone
 
@@ -549,7 +560,7 @@ class ProcessPool(WorkerPool):
         worker: _Process = slot.handle
         try:
             while worker.connection.poll():
-                yield worker.connection.recv()
+                yield from worker.connection.recv()
         except (EOFError, OSError):  # the pipe closed: the process is gone or going
             worker.process.join(timeout=5)
             raise WorkerDied(_exit_text(worker.process.exitcode)) from None
