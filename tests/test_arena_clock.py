@@ -127,6 +127,23 @@ def test_an_agent_is_told_its_clock_and_searches_for_its_share_of_it(forget_plug
     assert all(0 < limit.time <= max(limit.remaining, 0) + 0.5 for limit in reader.limits)
 
 
+def test_with_a_move_time_and_a_clock_a_move_gets_the_smaller_and_the_kill_comes_at_the_smaller():
+    settings = TournamentSettings.create("kalah", ["mcts:iterations=100", "random"], games=2, move_time=0.5,
+                                         time_control="10", tc_margin=0.25)
+    player = GamePlayer(settings, warm_up=False)
+    agent = agents.make_agent("mcts:iterations=100")
+    clock = GameClock(settings.time_control)
+    limit, allowed = player._budget(agent, clock, 0)
+    assert limit.time == 0.5 and limit.iterations is None, "the move time replaces the agent's own budget, as without a clock"
+    assert limit.remaining == 10.0 and allowed == 0.75
+    clock.remaining[0] = 0.2
+    limit, allowed = player._budget(agent, clock, 0)
+    assert allowed == pytest.approx(0.45) and agent.time_budget(limit) < 0.2, "the clock is the smaller now"
+    own, _ = GamePlayer(TournamentSettings.create("kalah", ["mcts:iterations=100", "random"], games=2, time_control="10"),
+                        warm_up=False)._budget(agent, GameClock(settings.time_control), 1)
+    assert own.iterations == 100 and own.time is None and own.remaining == 10.0, "without a move time: the agent's own budget"
+
+
 # -- games under a clock ---------------------------------------------------------------------
 
 
