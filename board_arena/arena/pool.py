@@ -24,14 +24,15 @@ for all of them, and why:
   games: they go back to the front of the queue, a new worker takes its place, and a game that
   came back once is never yielded again. After ``MAX_LOSSES`` deaths that no agent explains the
   pool gives up with :class:`WorkerLost` (finished games are stored: the same command resumes).
-- **Isolation** (where the backend has a :class:`arena.worker.TurnBoard`: worker processes), as
-  cutechess and fastchess isolate engines: a worker that dies while an agent searches (a crash in
-  a plugin's native code, ``os.abort()``) plays that game again once on a new worker, which
-  tells a crash from an outside kill; if it dies in that game again, the agent that was
-  searching loses it (end reason ``crash in seat S (spec): ...``) and the tournament goes on. A
-  search that overruns its move time by more than the margin (``--tc-margin``) has its worker
-  killed and replaced, and loses on time (``lost on time in seat S (spec): ...``). An agent that
-  raises, or returns late, loses in its worker (:meth:`arena.worker.GamePlayer.play`).
+- **Isolation** (where the backend has a :class:`arena.worker.TurnBoard`: worker processes, and
+  each Ray actor, which plays on a :class:`ProcessPool` of one), as cutechess and fastchess
+  isolate engines: a worker that dies while an agent searches (a crash in a plugin's native
+  code, ``os.abort()``) plays that game again once on a new worker, which tells a crash from an
+  outside kill; if it dies in that game again, the agent that was searching loses it (end
+  reason ``crash in seat S (spec): ...``) and the tournament goes on. A search that overruns
+  its move time, or its clock (``--tc``), by more than the margin (``--tc-margin``) has its
+  worker killed and replaced, and loses on time (``lost on time in seat S (spec): ...``). An
+  agent that raises, or returns late, loses in its worker (:meth:`arena.worker.GamePlayer.play`).
 - **Interrupts**: every worker ignores SIGINT (the run's process alone handles Ctrl-C, so no worker
   prints a traceback), and when the generator ends, fails, is interrupted or closed, every worker
   is stopped at once, further interrupts ignored until they are gone.
