@@ -208,3 +208,18 @@ def test_settings_without_a_clock_store_and_name_their_folder_as_before():
     clocked = TournamentSettings.create("kalah", ["random", "greedy"], games=2, time_control="10+0.1")
     assert clocked.to_dict()["time_control"] == "10+0.1" and TournamentSettings.from_json(clocked.to_json()) == clocked
     assert clocked.default_out_dir() != settings.default_out_dir()
+
+
+def test_the_report_counts_the_ends_by_kind_and_agent_and_lists_the_most_frequent_reasons():
+    from board_arena.arena.report import MAX_END_REASONS, format_end_reasons
+    from board_arena.arena.store import GameResult
+
+    def game(i, end_reason, players=("a", "b")):
+        return GameResult(i, *players, *players, 0, 0, 0, [], 0.0, 0, 0, 0.0, 0.0, 0, 0, end_reason=end_reason)
+
+    late = [game(i, f"lost on time in seat {i % 2} (x): no move after {i}.5 s") for i in range(20)]
+    games = [game(100, "rules"), *late, game(101, "crash in seat 0 (x): died"), game(102, "ply cap")]
+    lines = format_end_reasons(games)
+    assert lines[:4] == ["Games not ended by the rules:", "  lost on time: 20 (a 10, b 10)", "  crash: 1 (a 1)", "  ply cap: 1"]
+    assert len(lines) == 4 + MAX_END_REASONS + 1 and lines[-1].startswith(f"  ... and {22 - MAX_END_REASONS} other reasons")
+    assert format_end_reasons([game(0, "rules")]) == []
