@@ -39,14 +39,15 @@ def comparable(run):
     return [(g.id, g.player0, g.player1, g.game_seed, g.seed0, g.seed1, g.moves, g.result, g.score, g.end_reason) for g in run.games]
 
 
-def worker_pids() -> list[int]:
-    """Pids of the live Ray actors that play games (Ray names their processes after the class)."""
-    found = []
-    for process in psutil.process_iter(["cmdline", "status"]):
+def worker_pids(children: bool = False) -> list[int]:
+    """Pids of the live Ray actors that play games (Ray names their processes after the class),
+    or with ``children``, of the worker processes they play on (forked: named alike)."""
+    found = {}
+    for process in psutil.process_iter(["cmdline", "status", "ppid"]):
         cmdline = " ".join(process.info["cmdline"] or [])
         if "ray::_GameWorker" in cmdline and process.info["status"] != psutil.STATUS_ZOMBIE:
-            found.append(process.pid)
-    return found
+            found[process.pid] = process.info["ppid"]
+    return [pid for pid, parent in found.items() if (parent in found) == children]
 
 
 def test_ray_plays_the_same_games_as_the_process_pool_at_any_number_of_workers(local_ray, tmp_path):
@@ -80,6 +81,28 @@ def test_a_worker_killed_with_sigkill_mid_run_loses_nothing_and_nothing_comes_tw
                 os.kill(victims[0], signal.SIGKILL)
     assert sorted(ids) == list(range(12)), "every planned game exactly once"
     assert pool.lost >= 1
+
+
+def test_an_agent_that_crashes_or_hangs_on_a_ray_actor_loses_its_game_and_the_run_goes_on(local_ray, tmp_path):
+    """As on the local pool (tests/test_isolation.py): each actor plays on a worker process of its
+    own, which a segmentation fault or a hang past the clock costs, and no more."""
+    faulty = str(ROOT / "tests" / "plugins" / "faulty_agents.py")
+    settings = arena.TournamentSettings.create(
+        "kalah", ["random", "faulty:fault=segfault", "faulty:fault=hang"], games=2, seed=1, gauntlet=True,
+        time_control="1", tc_margin=0.3, plugins=[faulty],
+    )
+    run = arena.run_tournament(settings, str(tmp_path / "run"), concurrency=2, progress=False, cluster="ray")
+    assert sorted(g.id for g in run.games) == list(range(settings.total_games))
+    for g in run.games:
+        seat = 0 if g.player0.startswith("faulty") else 1
+        spec = (g.player0, g.player1)[seat]
+        expected = (
+            f"crash in seat {seat} ({spec}): its worker process died during its search (killed by SIGSEGV), twice in this game"
+            if "segfault" in spec
+            else f"lost on time in seat {seat} ({spec}): no move after"
+        )
+        assert g.end_reason.startswith(expected), g.end_reason
+        assert g.score_for(seat) == 0.0 and g.plies >= 4
 
 
 def test_a_bad_cluster_value_is_one_line_and_exit_2(tmp_path):
@@ -159,7 +182,7 @@ def test_ctrl_c_on_a_ray_run_is_one_line_and_exit_130_leaves_no_worker_and_the_r
     assert run.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("arena run: interrupted"), err
     time.sleep(1)
-    assert not worker_pids(), "no Ray worker is left playing"
+    assert not worker_pids() and not worker_pids(children=True), "no Ray worker is left playing"
     resumed = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert stored() == 6

@@ -25,13 +25,14 @@ END_REASONS = {
 }
 
 
+@pytest.mark.parametrize("concurrency", [1, 2])
 @pytest.mark.parametrize("fault", sorted(END_REASONS))
-def test_an_agent_that_crashes_raises_or_hangs_loses_its_games_and_the_tournament_goes_on(tmp_path, fault):
+def test_an_agent_that_crashes_raises_or_hangs_loses_its_games_and_the_tournament_goes_on(tmp_path, fault, concurrency):
     options = dict(move_time=0.05, tc_margin=0.3) if fault == "hang" else {}
     settings = TournamentSettings.create(
         GAME, [f"faulty:fault={fault}", "random", "greedy"], games=2, seed=1, plugins=[FAULTY], **options
     )
-    run = run_tournament(settings, str(tmp_path / fault), concurrency=2, progress=False)
+    run = run_tournament(settings, str(tmp_path / fault), concurrency=concurrency, progress=False)
     assert sorted(g.id for g in run.games) == list(range(settings.total_games)), "every game played and stored once"
     for g in run.games:
         if g.player0.startswith("faulty") or g.player1.startswith("faulty"):
@@ -59,7 +60,7 @@ def test_an_agent_past_its_move_time_and_margin_loses_on_time_in_the_run_process
     settings = TournamentSettings.create(
         GAME, ["faulty:fault=hang,sleep=0.3", "random"], games=2, move_time=0.01, tc_margin=0.1, plugins=[FAULTY]
     )
-    run = run_tournament(settings, str(tmp_path / "late"), concurrency=1, progress=False)
+    run = run_tournament(settings, str(tmp_path / "late"), progress=False, in_process=True)
     for g in run.games:
         seat = 0 if g.player0.startswith("faulty") else 1
         assert g.end_reason.startswith(f"lost on time in seat {seat} (faulty:fault=hang,sleep=0.3): 0.3"), g.end_reason

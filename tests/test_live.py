@@ -89,7 +89,9 @@ def test_a_run_publishes_while_it_plays_and_removes_live_at_the_end(tmp_path):
     def look(result):  # called in the run's process as each game is stored
         seen.append(read_live(str(out)))
 
-    run_tournament(settings, str(out), concurrency=1, progress=False, on_result=look)
+    # In the run's process, so that the player is alive whenever a game is stored: a worker
+    # process may have played every game and been stopped before the first is stored.
+    run_tournament(settings, str(out), progress=False, on_result=look, in_process=True)
     assert seen and all(s["running"] for s in seen)
     assert any(g["players"] in (["random", "greedy"], ["greedy", "random"]) for s in seen for g in s["games"])
     assert not (out / live.LIVE_FOLDER).exists()

@@ -107,7 +107,10 @@ def test_a_consumer_that_stops_early_stops_every_worker():
 
 def test_the_factory_picks_a_backend_and_checks_the_concurrency():
     tournament = settings()
-    assert type(make_pool(tournament, 1)) is InlinePool
+    assert type(make_pool(tournament, 1)) is ProcessPool, "one worker process: isolated as at any concurrency"
+    assert type(make_pool(tournament, 1, in_process=True)) is InlinePool
+    with pytest.raises(ValueError, match="in-process play is one game at a time"):
+        make_pool(tournament, 2, in_process=True)
     assert type(make_pool(tournament, 2)) is ProcessPool
     assert type(make_pool(tournament, 2, cluster="ray")).__name__ == "RayPool"
     with pytest.raises(ValueError, match="at least 1"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 import sys
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -36,6 +36,13 @@ class Limit:
     ``None`` means no limit. Each agent uses the limits it knows: ``minimax`` (the plain reference)
     only its depth, ``random`` and ``greedy`` none.
 
+    Under a game clock (the arena's ``--tc``) the limit also carries the mover's clock, as a
+    chess GUI's ``go wtime winc movestogo`` does: ``remaining`` seconds on it now, the
+    ``increment`` added after each move, and ``moves_to_go`` before the clock is refilled (None:
+    no refill, the rest of the game is on it). :meth:`Agent.search` turns the clock into a
+    ``time`` for this move (:meth:`Agent.time_budget`), so that every agent that reads ``time``
+    budgets its clock. None when there is no clock.
+
     Depth, node and iteration budgets are reproducible: the same seed gives the same move on any
     machine. A time budget is not: how far a search gets depends on the machine and its load.
     """
@@ -44,6 +51,9 @@ class Limit:
     depth: int | None = None
     nodes: int | None = None
     iterations: int | None = None
+    remaining: float | None = None
+    increment: float | None = None
+    moves_to_go: int | None = None
 
 
 @dataclass
@@ -145,7 +155,48 @@ class Agent:
     @property
     def limit(self) -> Limit:
         """The budget given by the agent's parameters (``time``, ``depth``, ``nodes``, ``iterations``)."""
-        return Limit(**{f.name: self.params.get(f.name) for f in fields(Limit)})
+        return Limit(**{f.name: self.params.get(f.name) for f in fields(Limit) if f.name not in _CLOCK_FIELDS})
+
+    #: Moves a game is assumed to last beyond this one when the clock says nothing (no
+    #: ``moves_to_go``): the classic ``remaining / 30`` of engines of the cutechess era.
+    MOVES_HORIZON: ClassVar[int] = 30
+    #: The share of the increment spent on a move (the rest builds a reserve).
+    INCREMENT_SHARE: ClassVar[float] = 0.8
+    #: The share of the remaining time that no single move may use: what is left for the
+    #: arena's own work around a move and for the search's stopping late.
+    SAFETY_SHARE: ClassVar[float] = 0.1
+    #: The least time a move is given (an empty clock within the arena's margin still moves).
+    MIN_MOVE_TIME: ClassVar[float] = 0.001
+
+    def time_budget(self, limit: Limit) -> float | None:
+        """Seconds to spend on this move: ``limit.time``, or, under a clock, the clock's share
+        for this move if smaller. With ``moves_to_go`` the remaining time is shared evenly among
+        the moves before the refill; without, among ``MOVES_HORIZON`` moves; plus
+        ``INCREMENT_SHARE`` of the increment; never more than the remaining time less its
+        ``SAFETY_SHARE``, and at least ``MIN_MOVE_TIME``. :meth:`search` calls it for every
+        move, so any agent that reads ``limit.time`` plays to a clock; an agent that budgets
+        otherwise (spending more in the middle game, say) overrides it.
+
+        Returns:
+            None when there is neither a time nor a clock (the search has no deadline).
+
+        Example:
+            >>> from board_arena import agents
+            >>> agent = agents.make_agent("alphabeta")
+            >>> agent.time_budget(agents.Limit(remaining=60.0, increment=0.5))  # 60 / 30 + 0.8 * 0.5
+            2.4
+            >>> agent.time_budget(agents.Limit(remaining=60.0, moves_to_go=10, time=1.0))  # the move time is smaller
+            1.0
+            >>> agent.time_budget(agents.Limit(remaining=1.0, moves_to_go=1))  # the last move before the refill
+            0.9
+        """
+        if limit.remaining is None:
+            return limit.time
+        remaining = max(0.0, limit.remaining)
+        moves = limit.moves_to_go or self.MOVES_HORIZON
+        share = remaining / max(1, moves) + self.INCREMENT_SHARE * (limit.increment or 0.0)
+        share = max(self.MIN_MOVE_TIME, min(share, remaining * (1.0 - self.SAFETY_SHARE)))
+        return share if limit.time is None else min(share, limit.time)
 
     def check_game(self, game: Game) -> None:
         """Raises ValueError if this agent cannot play ``game``."""
@@ -256,7 +307,10 @@ class Agent:
         self.warm_up(state.game)
         start = time.perf_counter()
         self._searched = True
-        info = self._select(state, limit or self.limit)
+        limit = limit or self.limit
+        if limit.remaining is not None:  # a clock: this move's share of it, as a time
+            limit = replace(limit, time=self.time_budget(limit))
+        info = self._select(state, limit)
         info.seconds = time.perf_counter() - start
         self.last_search = info
         return info
@@ -349,6 +403,9 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     name, params = parse_spec(spec)
     return agent_class(name)(seed=seed, **params)
 
+
+#: The fields of a :class:`Limit` that describe a game clock (no agent parameter sets them).
+_CLOCK_FIELDS = ("remaining", "increment", "moves_to_go")
 
 # Parameters shared by the searches, so that they read the same everywhere.
 TIME = Param(

@@ -22,6 +22,7 @@ EXAMPLES = """examples:
   arena run --game mancala --agents mcts,alphabeta
   arena run --game kalah:pits=5,seeds=3 --agents random,alphabeta:depth=4,mcts:iterations=500 --games 20
   arena run --game mancala --agents mcts,alphabeta --cluster auto
+  arena run --game kalah --agents mcts,alphabeta --tc 10+0.1
   arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
   arena verify arena-runs/mancala-mcts-alphabeta-1a2b3c4d
   arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
@@ -122,14 +123,28 @@ def _build_parser() -> argparse.ArgumentParser:
         "their own budgets (not reproducible); random, greedy and minimax have no clock",
     )
     run.add_argument(
+        "--tc",
+        metavar="[MOVES/]SECONDS[+INC]",
+        help="a clock per side, as cutechess's tc: 10+0.1 is 10 s for the game plus 0.1 s after each move, "
+        "40/60 is 60 s for every 40 moves (added when they are made), 40/60+0.5 both; agents are told "
+        "their clock and budget it within their own limits (not reproducible unless those limits "
+        "end every search first); an opening's plies are free; with --move-time the smaller wins",
+    )
+    run.add_argument(
         "--tc-margin",
         type=_number,
         default=1.0,
         metavar="SECONDS",
-        help="with --move-time, seconds an agent may overrun a move before it loses the game on time "
-        "(a hung agent's worker is then killed and replaced; default 1)",
+        help="seconds an agent may overrun its move time, or its clock under --tc, before it loses the "
+        "game on time (a hung agent's worker is then killed and replaced; default 1)",
     )
     run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
+    run.add_argument(
+        "--in-process",
+        action="store_true",
+        help="play the games in this process, one at a time, for a profiler or a debugger (an agent that "
+        "crashes then ends the run; by default even --concurrency 1 plays on a worker process)",
+    )
     add_strength_options(run)
     run.add_argument("--out", metavar="DIR", help="run folder (default: arena-runs/<game>-<agents>-<hash of the settings>)")
     run.add_argument("--anchor", metavar="AGENT", help="agent rated 0 (default: mean rating 0)")
@@ -251,6 +266,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             )
     elif args.concurrency is not None and not 1 <= args.concurrency <= MAX_CLUSTER_WORKERS:
         raise ValueError(f"--concurrency on a cluster must be from 1 to {MAX_CLUSTER_WORKERS:,} workers, not {args.concurrency:,}")
+    if args.in_process and (args.cluster is not None or (args.concurrency or 1) != 1):
+        raise ValueError("--in-process plays one game at a time in this process: no --cluster, no --concurrency above 1")
     if args.cluster is not None:  # a bad value or a missing Ray: before the agents compile
         from board_arena.arena.cluster import import_ray, parse_cluster
 
@@ -264,6 +281,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         seed=args.seed,
         move_time=args.move_time,
         tc_margin=args.tc_margin,
+        time_control=args.tc,
         swap=not args.noswap,
         **strength_options(args),
     )
@@ -277,7 +295,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     check_run_folder(out_dir, settings)  # before saying where the run goes
     print(f"Run folder: {out_dir}", file=sys.stderr)
     run = run_tournament(
-        settings, out_dir, args.concurrency, progress=not args.quiet, cluster=args.cluster, skip_invalid=args.skip_invalid
+        settings, out_dir, 1 if args.in_process else args.concurrency, progress=not args.quiet, cluster=args.cluster,
+        skip_invalid=args.skip_invalid, in_process=args.in_process,
     )
     print()
     _report(run, args.anchor, plots=args.plots)

@@ -13,6 +13,11 @@ scheduler's, the same as for the local backends. What is Ray's own, and why:
   from its node's numba cache) every agent's kernels in its constructor, before it plays, so no
   game's clock includes a compilation and a node compiles once, not once per game. An actor
   takes games once it has warmed up; one that finds no CPU waits, holding none.
+- Isolation: an actor plays its games on a worker process of its own, forked from it once
+  warmed up and kept from batch to batch (a local :class:`arena.pool.ProcessPool` of one, with
+  its :class:`arena.worker.TurnBoard`), so that an agent that crashes its process, or hangs past
+  its time, loses that game with the reason recorded, exactly as on the local pool, and the
+  actor replaces its worker and plays on; the actor itself never runs an agent's search.
 - Batches of about ``BATCH_SECONDS`` (half a second), so that Ray's per-call cost (about a
   millisecond) stays small next to the play.
 - An actor that dies (its process killed, its node gone) costs only the batches it held: they are
@@ -22,6 +27,7 @@ scheduler's, the same as for the local backends. What is Ray's own, and why:
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -33,10 +39,12 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Iterator
 
+from board_arena.agents.plugins import load_entry_points, load_plugins
 from board_arena.arena.pool import (
     READY,
     BatchDone,
     Message,
+    ProcessPool,
     Slot,
     WorkerDied,
     WorkerPool,
@@ -44,7 +52,7 @@ from board_arena.arena.pool import (
 )
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.store import GameResult
-from board_arena.arena.worker import start_worker_process
+from board_arena.arena.worker import _die_with_parent
 
 __all__ = ["ClusterAddress", "parse_cluster", "check_reachable", "import_ray", "RayPool", "INSTALL_HINT"]
 
@@ -164,16 +172,21 @@ def _loopback_only(ray: ModuleType) -> Iterator[None]:
 
 
 class _GameWorker:
-    """A Ray actor: warms up once, then plays the batches it is given."""
+    """A Ray actor: warms up once, then plays the batches it is given on its own worker process
+    (isolation, above), which it keeps from batch to batch and replaces when it dies."""
 
     def __init__(self, settings_json: str):
-        self.player, self.counter = start_worker_process(settings_json)
+        _die_with_parent()
+        load_entry_points()
+        load_plugins(json.loads(settings_json).get("plugins", ()))
+        self.pool = ProcessPool(TournamentSettings.from_json(settings_json), 1, keep_workers=True)
+        self.pool.prepare()  # the worker process, forked from the actor, inherits the machine code
 
     def play(self, batch: list[ScheduledGame]) -> tuple[list[GameResult], float, int]:
         """The batch's results, the wall time it took and the kernels compiled since the warm-up."""
         start = time.perf_counter()
-        results = [self.player.play(scheduled) for scheduled in batch]
-        return results, time.perf_counter() - start, self.counter.count
+        results = list(self.pool.play(batch))
+        return results, time.perf_counter() - start, self.pool.compilations
 
     def node(self) -> str:
         """The node the actor runs on (its answer also says the actor has warmed up)."""

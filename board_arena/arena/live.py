@@ -4,7 +4,7 @@
 - ``live/run.json``: ``{"pid", "host", "started"}`` of the run's process, written when the run
   starts and removed when it ends (a run killed outright leaves it, with a pid that is gone).
 - ``live/<pid>.json``: one file per process that plays games (a worker, or the run's own
-  process at ``--concurrency 1``), written by that process alone: the game it plays, with its
+  process with ``--in-process``), written by that process alone: the game it plays, with its
   moves so far (``{"pid", "game_id", "players", "game_seed", "moves", "to_move", "over"}``).
 
 Every file is replaced whole (written aside, then renamed), so a reader never sees half of one;

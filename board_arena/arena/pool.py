@@ -2,8 +2,10 @@
 its database. One scheduler, :meth:`WorkerPool.play`, serves every backend; a backend only starts
 a worker, sends it a batch, receives what comes back, notices its death and stops it:
 
-- :class:`InlinePool`: this process, one game at a time (``--concurrency 1``: nothing to start).
-- :class:`ProcessPool`: worker processes on this machine, forked where that is safe.
+- :class:`ProcessPool`: worker processes on this machine, forked where that is safe (one at
+  ``--concurrency 1``: a crash costs a game, never the run).
+- :class:`InlinePool`: this process, one game at a time (``--in-process``: for a profiler or a
+  debugger, without isolation).
 - :class:`arena.cluster.RayPool`: Ray actors on a cluster's nodes.
 
 Every backend gives the same games for the same settings (each game has its own seeds, and a
@@ -22,14 +24,15 @@ for all of them, and why:
   games: they go back to the front of the queue, a new worker takes its place, and a game that
   came back once is never yielded again. After ``MAX_LOSSES`` deaths that no agent explains the
   pool gives up with :class:`WorkerLost` (finished games are stored: the same command resumes).
-- **Isolation** (where the backend has a :class:`arena.worker.TurnBoard`: worker processes), as
-  cutechess and fastchess isolate engines: a worker that dies while an agent searches (a crash in
-  a plugin's native code, ``os.abort()``) plays that game again once on a new worker, which
-  tells a crash from an outside kill; if it dies in that game again, the agent that was
-  searching loses it (end reason ``crash in seat S (spec): ...``) and the tournament goes on. A
-  search that overruns its move time by more than the margin (``--tc-margin``) has its worker
-  killed and replaced, and loses on time (``lost on time in seat S (spec): ...``). An agent that
-  raises, or returns late, loses in its worker (:meth:`arena.worker.GamePlayer.play`).
+- **Isolation** (where the backend has a :class:`arena.worker.TurnBoard`: worker processes, and
+  each Ray actor, which plays on a :class:`ProcessPool` of one), as cutechess and fastchess
+  isolate engines: a worker that dies while an agent searches (a crash in a plugin's native
+  code, ``os.abort()``) plays that game again once on a new worker, which tells a crash from an
+  outside kill; if it dies in that game again, the agent that was searching loses it (end
+  reason ``crash in seat S (spec): ...``) and the tournament goes on. A search that overruns
+  its move time, or its clock (``--tc``), by more than the margin (``--tc-margin``) has its
+  worker killed and replaced, and loses on time (``lost on time in seat S (spec): ...``). An
+  agent that raises, or returns late, loses in its worker (:meth:`arena.worker.GamePlayer.play`).
 - **Interrupts**: every worker ignores SIGINT (the run's process alone handles Ctrl-C, so no worker
   prints a traceback), and when the generator ends, fails, is interrupted or closed, every worker
   is stopped at once, further interrupts ignored until they are gone.
@@ -179,11 +182,16 @@ class WorkerPool:
     #: What the workers are called in messages.
     WORKERS: ClassVar[str] = "workers"
 
-    def __init__(self, settings: TournamentSettings, concurrency: int | None = None):
+    def __init__(self, settings: TournamentSettings, concurrency: int | None = None, keep_workers: bool = False):
         if concurrency is not None and concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, not {concurrency}")
         self.settings = settings
         self.concurrency = concurrency
+        #: Workers outlive a :meth:`play` that ends with its games done, for the next one (until
+        #: :meth:`close`): a Ray actor plays each batch it is sent on its pool (arena.cluster).
+        self.keep_workers = keep_workers
+        self._kept: list[Slot] = []
+        self._played, self._seconds = 0, 0.0  # games of the batches done, and their wall time
         self.compilations = 0
         self.lost = 0
         #: Games lost by an agent that crashed its worker or hung (isolation, above).
@@ -201,7 +209,10 @@ class WorkerPool:
         """Connects to what the workers run on (nothing to do for a local backend)."""
 
     def close(self) -> None:
-        """Leaves what :meth:`open` connected to."""
+        """Stops the workers kept (``keep_workers``) and leaves what :meth:`open` connected to."""
+        kept, self._kept = self._kept, []
+        with ignoring_interrupts():
+            self._stop(kept)
 
     def prepare(self) -> None:
         """Readies this process before the games and any clock start: a local backend compiles
@@ -268,9 +279,9 @@ class WorkerPool:
         self.open()
         settings_json = self.settings.to_json()
         queue = _Queue(todo)
-        slots: list[Slot] = []
+        slots, self._kept = self._kept, []
         most = min(self.MAX_BATCH, self.settings.max_batch or self.MAX_BATCH)
-        played, seconds = 0, 0.0  # games of the batches done, and their wall time
+        done = False
         short = True  # fewer workers than capacity may run (at the start, after a loss)
         last_news = time.monotonic()
         last_loss = ""
@@ -279,10 +290,12 @@ class WorkerPool:
                 if short:
                     self._grow(slots, queue, settings_json)
                     short = False
+                played, seconds = self._played, self._seconds
                 size = 1 if played == 0 else int(min(most, max(1, self.BATCH_SECONDS * played / max(seconds, 1e-9))))
                 self._feed(slots, queue, size)
                 busy = [slot for slot in slots if slot.held or not slot.ready]
                 if not busy and not queue.holds(1):
+                    done = True
                     return
                 news = self._wait(busy, self.POLL_SECONDS) if busy else []
                 self._kill_overdue(slots)  # their death is news at the next wait
@@ -306,8 +319,8 @@ class WorkerPool:
                                     yield message
                             elif isinstance(message, BatchDone):
                                 slot.batches -= 1
-                                played += message.games
-                                seconds += message.seconds
+                                self._played += message.games
+                                self._seconds += message.seconds
                                 self.compilations += message.compilations - slot.compilations
                                 slot.compilations = message.compilations
                             else:
@@ -319,8 +332,11 @@ class WorkerPool:
                             yield lost_game
                         short = True
         finally:
-            with ignoring_interrupts():  # an interrupt must not leave workers playing on
-                self._stop(slots)
+            if done and self.keep_workers:
+                self._kept = slots
+            else:
+                with ignoring_interrupts():  # an interrupt must not leave workers playing on
+                    self._stop(slots)
 
     def _grow(self, slots: list[Slot], queue: _Queue, settings_json: str) -> None:
         """Starts workers up to :meth:`capacity` while games wait for them: one game for each
@@ -366,7 +382,7 @@ class WorkerPool:
                 assert turn.allowed is not None
                 why = (
                     f"lost on time in seat {turn.seat} ({spec}): no move after {time.monotonic() - turn.started:.3g} s "
-                    f"(move time {turn.allowed - self.settings.tc_margin:g} s, margin {self.settings.tc_margin:g} s); "
+                    f"(it had {turn.allowed - self.settings.tc_margin:.3g} s, margin {self.settings.tc_margin:g} s); "
                     "its worker was stopped"
                 )
             elif scheduled.id in self._suspects:
@@ -400,8 +416,10 @@ class _InlineWorker:
 
 
 class InlinePool(WorkerPool):
-    """Plays the games in this process, one at a time: the pool of ``--concurrency 1``, with no
-    process to start and no round trip (an SPRT sees each game before the next is handed out)."""
+    """Plays the games in this process, one at a time, with no process to start and no round
+    trip (an SPRT sees each game before the next is handed out): what a profiler or a debugger
+    needs (``arena run --in-process``). Nothing is isolated: an agent that crashes its process
+    ends the run, one that hangs hangs it (one that returns late still loses on time)."""
 
     MAX_BATCH = 1
     IN_FLIGHT = 1
@@ -455,9 +473,16 @@ def _context() -> ForkContext | SpawnContext:
     return multiprocessing.get_context("spawn")
 
 
+#: A worker process sends the games it has finished at most this often, and at the end of each
+#: batch: a message (and a wake-up of the run's process) per game would cost games of a few
+#: milliseconds a tenth of their time.
+SEND_SECONDS = 0.05
+
+
 def _process_main(connection: Connection, settings_json: str, live_dir: str | None = None, board: TurnBoard | None = None) -> None:
-    """A worker process: warm up, then play each batch sent, sending every game back as it ends
-    and a :class:`BatchDone` after each batch, posting its turns on ``board``; None ends it."""
+    """A worker process: warm up, then play each batch sent, sending the games back as they end
+    (a list of them every ``SEND_SECONDS`` at most) and a :class:`BatchDone` after each batch,
+    posting its turns on ``board``; None ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited already; spawned children set it too
     player, counter = start_worker_process(settings_json, live_dir, board)
     try:
@@ -465,10 +490,14 @@ def _process_main(connection: Connection, settings_json: str, live_dir: str | No
             batch = connection.recv()
             if batch is None:
                 return
-            start = time.perf_counter()
+            start = sent = time.perf_counter()
+            finished: list[Message] = []
             for scheduled in batch:
-                connection.send(player.play(scheduled))
-            connection.send(BatchDone(len(batch), time.perf_counter() - start, counter.count))
+                finished.append(player.play(scheduled))
+                if time.perf_counter() - sent >= SEND_SECONDS:
+                    connection.send(finished)
+                    finished, sent = [], time.perf_counter()
+            connection.send(finished + [BatchDone(len(batch), time.perf_counter() - start, counter.count)])
     except (EOFError, BrokenPipeError, OSError):
         return  # the parent is gone
 
@@ -487,8 +516,8 @@ class ProcessPool(WorkerPool):
 
     WORKERS = "worker processes"
 
-    def __init__(self, settings: TournamentSettings, concurrency: int | None = None):
-        super().__init__(settings, concurrency)
+    def __init__(self, settings: TournamentSettings, concurrency: int | None = None, keep_workers: bool = False):
+        super().__init__(settings, concurrency, keep_workers)
         self._context = _context()
 
     def prepare(self) -> None:
@@ -532,7 +561,7 @@ class ProcessPool(WorkerPool):
         worker: _Process = slot.handle
         try:
             while worker.connection.poll():
-                yield worker.connection.recv()
+                yield from worker.connection.recv()
         except (EOFError, OSError):  # the pipe closed: the process is gone or going
             worker.process.join(timeout=5)
             raise WorkerDied(_exit_text(worker.process.exitcode)) from None

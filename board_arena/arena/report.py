@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
+from board_arena import engines
 from board_arena.arena.openings import format_openings
 from board_arena.arena.ratings import Ratings
 from board_arena.arena.settings import TournamentSettings
 from board_arena.arena.sprt import format_sprt
 from board_arena.arena.store import GameResult
+from board_arena.arena.verify import failed_seat
 
 if TYPE_CHECKING:  # annotations only: tournament imports this module
     from board_arena.arena.tournament import Run
@@ -217,8 +219,35 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
         moves[g.player1] += g.moves1
     per_move = ", ".join(f"{name} {1000 * seconds[name] / max(moves[name], 1):.2f} ms" for name in names)
     lines.append(f"Time per move: {per_move}")
-    reasons = Counter(g.end_reason for g in games)
-    if set(reasons) != {"rules"}:
-        lines.append("Games not ended by the rules:")
-        lines += [f"  {count} x {reason}" for reason, count in reasons.items() if reason != "rules"]
+    lines += format_end_reasons(games)
     return "\n".join(lines)
+
+
+#: Distinct end reasons a report lists at most (the most frequent; a reason that holds a
+#: measured time is distinct in every game).
+MAX_END_REASONS = 12
+#: The kinds of end a game stored by the arena may have besides "rules", as its reason begins.
+_END_KINDS = ("lost on time", "crash", "error", "illegal move", engines.PLY_CAP)
+
+
+def format_end_reasons(games: list[GameResult]) -> list[str]:
+    """The games that did not end by the rules: how many of each kind (lost on time, crash,
+    error, illegal move, ply cap) and by whom, then the most frequent reasons as stored."""
+    reasons = Counter(g.end_reason for g in games if g.end_reason != "rules")
+    if not reasons:
+        return []
+    kinds: dict[str, Counter[str]] = {}
+    for g in games:
+        if g.end_reason == "rules":
+            continue
+        kind = next((k for k in _END_KINDS if g.end_reason.startswith(k)), "other")
+        seat = failed_seat(g.end_reason)
+        kinds.setdefault(kind, Counter())[(g.player0, g.player1)[seat] if seat is not None else ""] += 1
+    lines = ["Games not ended by the rules:"]
+    for kind, who in kinds.items():
+        by = ", ".join(f"{name} {count}" for name, count in who.most_common() if name)
+        lines.append(f"  {kind}: {sum(who.values())}" + (f" ({by})" if by else ""))
+    lines += [f"  {count} x {reason}" for reason, count in reasons.most_common(MAX_END_REASONS)]
+    if len(reasons) > MAX_END_REASONS:
+        lines.append(f"  ... and {len(reasons) - MAX_END_REASONS} other reasons (arena export lists every game's)")
+    return lines

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Iterator
 
 from board_arena import agents, engines
 from board_arena.agents.plugins import load_plugins, plugin_name, plugins_defining
+from board_arena.arena.clock import TimeControl, parse_time_control
 from board_arena.arena.openings import Openings, parse_openings
 from board_arena.arena.sprt import Sprt
 
@@ -97,7 +98,10 @@ class TournamentSettings:
     ``games`` is per pairing; with ``swap`` (the default) they are played as pairs from the same
     start (same deal, same random opening) with the seats swapped. ``move_time`` replaces every
     agent's own budget by that many seconds per move (searches then stop on the clock, which no
-    seed reproduces). ``labels`` name the agents in reports (their specs, numbered if repeated).
+    seed reproduces). ``time_control`` gives each side a game clock (arena.clock), which agents
+    are told and budget (:meth:`agents.Agent.time_budget`) within their own limits; with both,
+    a move gets the smaller. ``labels`` name the agents in reports (their specs, numbered if
+    repeated).
     """
 
     game: str
@@ -121,6 +125,8 @@ class TournamentSettings:
     #: Seconds an agent may take beyond its time for a move before it loses the game on time
     #: (a hung agent's worker is killed then, see arena.pool).
     tc_margin: float = 1.0
+    #: A clock per side (``--tc``); None: no clock.
+    time_control: TimeControl | None = None
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -146,6 +152,8 @@ class TournamentSettings:
             Sprt(**self.sprt)  # checks the values
             if len(self.agents) != 2 or not self.swap:
                 raise ValueError("--sprt tests one match: it needs exactly two agents and seat swapping (no --noswap)")
+        if self.time_control is not None and not isinstance(self.time_control, TimeControl):
+            raise ValueError(f"time_control must be an arena.clock.TimeControl (TournamentSettings.create parses text), not {self.time_control!r}")
         if self.openings is not None and not isinstance(self.openings, Openings):
             raise ValueError(f"openings must be an arena.openings.Openings (TournamentSettings.create parses text), not {self.openings!r}")
 
@@ -160,7 +168,8 @@ class TournamentSettings:
             agent_specs: the agents' specs (``mcts:iterations=500``).
             options: the other fields; ``game_params`` (more parameters of the game),
                 ``openings`` (``random:N`` or a file's path) with ``opening_plies``, ``sprt`` as
-                text (``elo0=0,elo1=10``), and ``plugins`` as given.
+                text (``elo0=0,elo1=10``), ``time_control`` as text (``40/60+0.5``, see
+                :func:`arena.clock.parse_time_control`), and ``plugins`` as given.
 
         Raises:
             ValueError: a bad game, agent, parameter or option (its message says what is
@@ -180,6 +189,8 @@ class TournamentSettings:
             text = options.pop("openings", None)
             plies = options.pop("opening_plies", None)
             options["openings"] = text if isinstance(text, Openings) else parse_openings(made, text, plies)
+        if isinstance(options.get("time_control"), str):
+            options["time_control"] = parse_time_control(options["time_control"])
         if isinstance(options.get("sprt"), str):
             options["sprt"] = Sprt.parse(options["sprt"]).to_dict()
         made_agents = [agents.make_agent(spec) for spec in specs]
@@ -199,6 +210,7 @@ class TournamentSettings:
         agents, 100 games per pairing, seed 0``."""
         params = ", ".join(f"{k}={v}" for k, v in self.make_game().params.items())
         budget = f", {self.move_time:g} s per move" if self.move_time else ""
+        budget += f", clock {self.time_control}" if self.time_control else ""
         swap = "" if self.swap else ", no seat swap"
         gauntlet = f", gauntlet of {self.labels[0]}" if self.gauntlet else ""
         openings = f", openings {self.openings.label}" if self.openings else ""
@@ -222,6 +234,10 @@ class TournamentSettings:
         data["opening_lines"] = () if self.openings is None else self.openings.lines
         if self.tc_margin == _TC_MARGIN:  # stored only when set, so that earlier runs' settings read the same
             del data["tc_margin"]
+        if self.time_control is None:  # likewise
+            del data["time_control"]
+        else:
+            data["time_control"] = self.time_control.spec
         return data
 
     def to_json(self) -> str:
@@ -240,6 +256,8 @@ class TournamentSettings:
         data["labels"] = tuple(data["labels"])
         if "plugins" in data:
             data["plugins"] = tuple(data["plugins"])
+        if data.get("time_control") is not None:
+            data["time_control"] = parse_time_control(data["time_control"])
         spec, lines = data.pop("openings", None), data.pop("opening_lines", ())
         data["openings"] = None if spec is None else Openings.from_spec(spec, lines)
         return cls(**data)
@@ -247,8 +265,9 @@ class TournamentSettings:
     def differences(self, other: "TournamentSettings") -> list[str]:
         """The fields that differ, as ``name: this vs other``."""
         mine, theirs = self.to_dict(), other.to_dict()
-        mine.setdefault("tc_margin", self.tc_margin)
-        theirs.setdefault("tc_margin", other.tc_margin)
+        for data in (mine, theirs):
+            data.setdefault("tc_margin", _TC_MARGIN)
+            data.setdefault("time_control", None)
         return [f"{k}: {_short(mine[k])} vs {_short(theirs[k])}" for k in mine if mine[k] != theirs[k]]
 
     def default_out_dir(self) -> str:

@@ -254,19 +254,27 @@ def _progress_bar_class() -> Any:
     return text
 
 
-def make_pool(settings: TournamentSettings, concurrency: int | None = None, cluster: str | None = None) -> WorkerPool:
+def make_pool(
+    settings: TournamentSettings, concurrency: int | None = None, cluster: str | None = None, in_process: bool = False
+) -> WorkerPool:
     """The worker pool that plays a run's games: on Ray when ``cluster`` is given (``"ray"``,
     ``"auto"`` or ``"ray://HOST:PORT"``; ``concurrency`` Ray workers, default one per CPU of the
-    cluster), else in this process for ``concurrency`` 1 and on worker processes otherwise
-    (default: one per core).
+    cluster), else on worker processes (default: one per core; one at ``concurrency`` 1, so that
+    an agent that crashes its process loses its game and no more, see :mod:`arena.pool`). With
+    ``in_process``, in this process, one game at a time (for a profiler or a debugger; an agent
+    that crashes then ends the run).
 
     Raises:
-        ValueError: a ``concurrency`` below 1, or a malformed ``cluster``.
+        ValueError: a ``concurrency`` below 1, or a malformed ``cluster``; ``in_process`` with a
+            cluster or another concurrency than 1.
     """
+    if in_process:
+        if cluster is not None or (concurrency or 1) != 1:
+            raise ValueError("in-process play is one game at a time in this process: no cluster, concurrency 1")
+        return InlinePool(settings)
     if cluster is not None:
         return RayPool(settings, concurrency, where=cluster)
-    concurrency = concurrency or os.cpu_count() or 1
-    return InlinePool(settings) if concurrency == 1 else ProcessPool(settings, concurrency)
+    return ProcessPool(settings, concurrency or os.cpu_count() or 1)
 
 
 def run_tournament(
@@ -277,6 +285,7 @@ def run_tournament(
     on_result: Callable[[GameResult], None] | None = None,
     cluster: str | None = None,
     skip_invalid: bool = False,
+    in_process: bool = False,
 ) -> Run:
     """Plays every game of ``settings`` not yet in ``out_dir`` and returns the whole run.
 
@@ -297,6 +306,8 @@ def run_tournament(
         skip_invalid: when the folder holds games that fail verification (:mod:`arena.verify`),
             leave them out (they stay stored as they are, and are not played again) instead of
             refusing to resume.
+        in_process: play in this process, one game at a time, rather than on a worker process
+            (for a profiler or a debugger: an agent that crashes its process then ends the run).
 
     Raises:
         ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable
@@ -308,7 +319,7 @@ def run_tournament(
     out_dir = out_dir or settings.default_out_dir()
     # Joined before the run folder is made: a bad cluster address leaves nothing behind. The
     # pool plays the stored settings: they are these (RunStore.open refuses any other run).
-    with make_pool(settings, concurrency, cluster) as pool:
+    with make_pool(settings, concurrency, cluster, in_process) as pool:
         with RunLock(out_dir):
             store = RunStore(out_dir)
             live = LiveRun(out_dir)  # the games in progress, for arena serve (arena.live)

@@ -11,7 +11,7 @@ import signal
 import sys
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,7 @@ from numba.core import event as numba_event
 
 from board_arena import agents, engines
 from board_arena.agents.plugins import load_entry_points, load_plugins
+from board_arena.arena.clock import GameClock
 from board_arena.arena.live import LiveWriter
 from board_arena.arena.movelog import logging_moves, opening_entry, search_entry
 from board_arena.arena.settings import ScheduledGame, TournamentSettings
@@ -152,9 +153,8 @@ class GamePlayer:
     def __init__(self, settings: TournamentSettings, game: engines.Game | None = None, warm_up: bool = True):
         self.settings = settings
         self.game = game or settings.make_game()
+        #: The budget that replaces the agents' own (``--move-time``), or None.
         self.limit = agents.Limit(time=settings.move_time) if settings.move_time else None
-        #: The longest a search may take before its agent loses on time (None: no limit).
-        self.allowed = settings.move_time + settings.tc_margin if settings.move_time else None
         #: Where the player posts whose search it is (set in a worker process: arena.pool).
         self.board: TurnBoard | None = None
         self._agents: OrderedDict[int, agents.Agent] = OrderedDict()  # by index in settings.agents
@@ -180,8 +180,12 @@ class GamePlayer:
         """Plays one game of the schedule.
 
         An agent that fails (raises, returns an illegal move, or takes more than the move time
-        plus the margin, ``settings.tc_margin``) loses the game, with the reason recorded and
-        score 0; an error of the engine itself is not the agent's fault and stops the run
+        plus the margin, ``settings.tc_margin``, or lets its clock fall below minus the margin)
+        loses the game, with the reason recorded and score 0. Under a time control each side's
+        clock (:class:`arena.clock.GameClock`) starts when the agents take over (an opening's
+        plies are free), and every search is given its agent's own budget (or the move time)
+        with the mover's clock (:class:`agents.Limit`). An error of the engine itself is not
+        the agent's fault and stops the run
         (``end_reason`` is ``"rules"`` for every game that ended by the rules, ``"ply cap"`` for a
         game stopped as a draw by the variant's ply cap). An agent that crashes its process or
         hangs is scored by the pool, from what :attr:`board` shows (arena.pool).
@@ -203,17 +207,19 @@ class GamePlayer:
         board = self.board
         if board is not None:
             board.begin(scheduled.id, state.history)
+        clock = GameClock(settings.time_control) if settings.time_control else None
         while not state.is_terminal():
             mover = state.current_player
             if self.live is not None:
                 self.live.position(scheduled.id, labels, scheduled.game_seed, names, mover)
             agent = seats[mover]
+            limit, allowed = self._budget(agent, clock, mover)
             start = time.perf_counter()
             agent.last_search = None  # an agent that reports nothing must not repeat its last report
             if board is not None:
-                board.searching(mover, self.allowed)
+                board.searching(mover, allowed)
             try:
-                move = agent.select_move(agent.observe(state, mover), self.limit)
+                move = agent.select_move(agent.observe(state, mover), limit)
             except Exception as error:  # an agent's failure must not stop the tournament
                 end_reason = f"error in seat {mover} ({specs[mover]}): {error}"
             finally:
@@ -222,8 +228,10 @@ class GamePlayer:
                 chosen[mover] += 1
                 if board is not None:
                     board.searched(mover, thinking[mover])
-            if end_reason == "rules" and self.allowed is not None and took > self.allowed:
+            if end_reason == "rules" and settings.move_time and took > settings.move_time + settings.tc_margin:
                 end_reason = lost_on_time(mover, specs[mover], took, settings)
+            if end_reason == "rules" and clock is not None and not clock.charge(mover, took, settings.tc_margin):
+                end_reason = lost_on_time(mover, specs[mover], took, settings, clock.remaining[mover])
             if end_reason == "rules":
                 # Checked once here; the move is then applied without a second check.
                 why = game.illegal_reason(state, move)
@@ -261,9 +269,32 @@ class GamePlayer:
             move_ids=list(state.history),  # the opening's and the agents' moves, as played
         )
 
+    def _budget(self, agent: agents.Agent, clock: GameClock | None, seat: int) -> tuple[agents.Limit | None, float | None]:
+        """What ``seat``'s agent is given for its move: the limit (None: its own budget) and the
+        longest its search may take before it loses on time (None: no limit)."""
+        settings = self.settings
+        allowed = settings.move_time + settings.tc_margin if settings.move_time else None
+        if clock is None:
+            return self.limit, allowed
+        limit = replace(
+            self.limit or agent.limit,
+            remaining=clock.remaining[seat],
+            increment=clock.control.increment,
+            moves_to_go=clock.moves_to_go(seat),
+        )
+        on_clock = clock.remaining[seat] + settings.tc_margin
+        return limit, on_clock if allowed is None else min(allowed, on_clock)
 
-def lost_on_time(seat: int, spec: str, seconds: float, settings: TournamentSettings) -> str:
-    """The end reason of a game lost on time by ``seat`` after a search of ``seconds``."""
+
+def lost_on_time(seat: int, spec: str, seconds: float, settings: TournamentSettings, clock: float | None = None) -> str:
+    """The end reason of a game lost on time by ``seat`` after a search of ``seconds``: past the
+    move time and the margin, or, given its ``clock`` after the move, past the time control's."""
+    if clock is not None:
+        assert settings.time_control is not None
+        return (
+            f"lost on time in seat {seat} ({spec}): its clock fell to {clock:.3g} s after a move of {seconds:.3g} s "
+            f"(time control {settings.time_control.spec}, margin {settings.tc_margin:g} s)"
+        )
     return (
         f"lost on time in seat {seat} ({spec}): {seconds:.3g} s for a move of {settings.move_time:g} s "
         f"(margin {settings.tc_margin:g} s)"
