@@ -412,7 +412,10 @@ def run_process(command: list[str], env: dict | None = None) -> tuple[Timing, st
     """Runs ``command`` from the repository's root; its timing and standard output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={**os.environ, **(env or {})})
+    # Python as users run it: writing bytecode (a shell that sets PYTHONDONTWRITEBYTECODE would
+    # have every run compile the package's sources again, about 0.15 s of CPU, which no user pays).
+    environ = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={**environ, **(env or {})})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:

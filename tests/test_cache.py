@@ -44,11 +44,11 @@ def write(path: Path, text: str) -> None:
     path.write_text(textwrap.dedent(text))
 
 
-def run(tree: Path, script: str, env: dict | None = None) -> list[str]:
+def run(tree: Path, script: str, env: dict | None = None, args: tuple | list = ()) -> list[str]:
     """Runs ``script`` (a file of ``tree``) in a fresh process; its printed words."""
     environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR")}
     environment.update(env or {})
-    done = subprocess.run([sys.executable, script], cwd=tree, env=environment, capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, script, *args], cwd=tree, env=environment, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return done.stdout.split()
 
@@ -89,7 +89,7 @@ def test_the_numba_internals_the_cache_relies_on_are_there(tmp_path, monkeypatch
     assert isinstance(key, tuple) and len(key) == 4, message
     signature, magic, code_hashes, dependencies = key
     assert signature == (numba.int64,) and isinstance(magic, tuple) and len(code_hashes) == 2, message
-    assert dependencies == jit._dependency_hash(probe_internals.twice.py_func, signature)
+    assert dependencies == f"{jit._ENTRY_FORM}:{jit._dependency_hash(probe_internals.twice.py_func, signature)}"
 
 
 def test_dependencies_are_the_module_and_what_it_imports_but_no_python_face():
@@ -149,6 +149,34 @@ def test_an_edit_recompiles_the_kernels_of_the_file_and_those_that_import_it_and
     assert len(list(package.rglob("probe_caller.caller-*.nbc"))) == 1
     write(package / "agents" / "probe_caller.py", CALLER.format(offset=20))  # the kernel's own file
     assert run(tree, "calls.py") == ["22:miss", "2:hit", "7:hit"]
+
+
+LINKS = """
+import sys
+
+from board_arena.engines import probe_callee
+
+value = probe_callee.value
+assert value() == 1
+(result,) = value.overloads.values()
+library = result.library
+parsed = lambda: vars(library).get("_parsed_module") is not None  # without parsing it
+print(type(library).__name__, parsed())
+if sys.argv[1:] == ["link"]:
+    from board_arena.agents import probe_caller
+    print(probe_caller.caller(), parsed())
+"""
+
+
+def test_a_cached_kernel_loads_its_machine_code_and_parses_its_bitcode_only_when_linked(tree):
+    package = tree / "board_arena"
+    write(package / "engines" / "probe_callee.py", CALLEE.format(value=1))
+    write(tree / "links.py", LINKS)
+    assert run(tree, "links.py") == ["JITCodeLibrary", "False"]  # compiled here
+    assert run(tree, "links.py") == ["_CachedLibrary", "False"]  # loaded: machine code only
+    # A kernel compiled later in the process links the loaded one: its bitcode is parsed then.
+    write(package / "agents" / "probe_caller.py", CALLER.format(offset=10))
+    assert run(tree, "links.py", args=["link"]) == ["_CachedLibrary", "False", "11", "True"]
 
 
 # A game registered from outside the package: a counter that each move lowers by STEP.

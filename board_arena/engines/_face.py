@@ -1,10 +1,10 @@
 """The compiled calls of the Python face (:mod:`engines.game`): each a kernel around the
 contract's function of the same name.
 
-The face could call a game's kernels directly, but those that a game marks ``inline="always"``
-would then compile a standalone copy beside the one that the contract links into every agent:
-through the contract, the face shares it (a cold start compiles each of them once per game).
-They live here, not in ``game.py``, so that an edit of the face recompiles nothing.
+Going through the contract, the face is typed against the same signatures as the agents (the
+contract's forwarders fix the argument types, e.g. a move as int64), so it links the machine code
+they compiled instead of compiling its own copy. The kernels live here, not in ``game.py``, so
+that an edit of the face recompiles nothing.
 """
 
 from __future__ import annotations

@@ -46,9 +46,10 @@ from typing import Any, Callable
 
 import numba
 import numpy as np
+from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import types
-from numba.core import caching, config
+from numba.core import caching, codegen, compiler, config
 from numba.core.runtime.nrt import rtsys
 from numba.extending import intrinsic
 from numba.np.numpy_support import as_dtype
@@ -229,6 +230,14 @@ def cache_dependencies(dispatcher: Any) -> list[str]:
 #     numba's own calls: ``_load_overload(sig, target_context)`` and the context manager
 #     ``_guard_against_spurious_io_errors()``; ``nrt.rtsys.initialize(context)``, the one part
 #     of that refresh that code loaded from the cache needs (the reference-counting runtime).
+#   * ``caching.CompileResultCacheImpl``, the ``_impl_class`` of a ``FunctionCache``:
+#     ``reduce(cres)`` (numba's ``CompileResult._reduce()``: a tuple whose first item, the
+#     library, is ``(name, "object", (object_code, bitcode))``) and ``rebuild(target_context,
+#     payload)``, which the kernel cache replaces with ``CompileResult._rebuild``'s steps around
+#     a library of its own (:class:`_CachedLibrary`): ``JITCodeLibrary`` with
+#     ``enable_object_caching()``, ``_set_compiled_object(code)``, ``_finalize_final_module()``,
+#     a ``_shared_module`` attribute, and the engine's ``_defined_symbols`` set (or its
+#     ``_load_defined_symbols(module)``).
 # ``tests/test_cache.py`` checks them on every numba release that CI installs.
 
 
@@ -244,6 +253,19 @@ def numba_internals_missing() -> list[str]:
         },
         caching.IndexDataCacheFile: {"_load_index": ["self"], "_save_index": ["self", "overloads"]},
         type(rtsys): {"initialize": ["self", "ctx"]},
+        caching.CompileResultCacheImpl: {"reduce": ["self", "cres"], "rebuild": ["self", "target_context", "payload"]},
+        compiler.CompileResult: {
+            "_rebuild": [
+                "target_context", "libdata", "fndesc", "env", "signature", "objectmode", "lifted", "typeann",
+                "reload_init", "referenced_envs",
+            ],
+        },
+        codegen.JITCodeLibrary: {
+            "enable_object_caching": ["self"],
+            "_set_compiled_object": ["self", "value"],
+            "_finalize_final_module": ["self"],
+            "_get_module_for_linking": ["self"],
+        },
     }
     missing = []
     for cls, methods in wanted.items():
@@ -253,6 +275,8 @@ def numba_internals_missing() -> list[str]:
                 missing.append(f"{cls.__name__}.{method}({', '.join(parameters[1:])})")
     if not isinstance(getattr(numba.njit(_nothing), "_cache", None), caching.NullCache):
         missing.append("Dispatcher._cache")
+    if getattr(caching.FunctionCache, "_impl_class", None) is not caching.CompileResultCacheImpl:
+        missing.append("FunctionCache._impl_class")
     return missing
 
 
@@ -260,13 +284,102 @@ def _nothing():
     pass
 
 
+#: The form of the cache entries that :class:`_CachedResults` writes; part of every entry's key,
+#: so that another form (an older release of the package) is compiled again, never misread.
+_ENTRY_FORM = "lazy-linking-1"
+
+
+class _CachedLibrary(codegen.JITCodeLibrary):
+    """A library loaded from the cache whose bitcode is parsed only when a kernel compiled later
+    in the process links it.
+
+    numba stores each cache entry as machine code (what runs) and LLVM bitcode (what a later
+    compilation links and inlines), and parses the bitcode and walks its symbols at every load:
+    about half the CPU time of loading a kernel, spent in every process for code that is only
+    run. Here the machine code is loaded as numba does, the names of the symbols it defines come
+    from the cache entry, and the bitcode waits in ``_bitcode``.
+    """
+
+    _bitcode: bytes | None = None
+
+    @property
+    def _shared_module(self) -> Any:
+        module = self.__dict__.get("_parsed_module")
+        if module is None and self._bitcode is not None:
+            module = self.__dict__["_parsed_module"] = llvm.parse_bitcode(self._bitcode)
+        return module
+
+    @_shared_module.setter
+    def _shared_module(self, module: Any) -> None:
+        self.__dict__["_parsed_module"] = module
+
+    @classmethod
+    def load(cls, target_codegen: Any, name: str, object_code: bytes, bitcode: bytes, symbols: tuple[str, ...]) -> "_CachedLibrary":
+        library = cls(target_codegen, name)
+        library.enable_object_caching()
+        library._set_compiled_object(object_code)
+        library._bitcode = bitcode
+        library._finalize_final_module()  # adds the machine code to the engine
+        engine = target_codegen._engine
+        if isinstance(getattr(engine, "_defined_symbols", None), set):
+            engine._defined_symbols.update(symbols)
+        else:  # another numba: its own way, from the bitcode
+            engine._load_defined_symbols(library._shared_module)
+        return library
+
+
+class _CachedResults(caching.CompileResultCacheImpl):
+    """numba's serialisation of a compiled kernel, with the names of the symbols its library
+    defines stored beside it, and loaded as a :class:`_CachedLibrary`."""
+
+    def reduce(self, cres):
+        (name, kind, (object_code, bitcode)), *rest = super().reduce(cres)
+        module = cres.library._get_module_for_linking()
+        symbols = tuple(
+            value.name for values in (module.functions, module.global_variables) for value in values if not value.is_declaration
+        )
+        return ((name, _ENTRY_FORM, (object_code, bitcode, symbols)), *rest)
+
+    def rebuild(self, target_context, payload):
+        # The steps of numba's ``CompileResult._rebuild``, with the library loaded lazily.
+        (name, kind, (object_code, bitcode, symbols)), fndesc, env, signature, objectmode, lifted, typeann, reload_init, referenced_envs = payload
+        for function in reload_init or ():
+            function()
+        library = _CachedLibrary.load(target_context.codegen(), name, object_code, bitcode, symbols)
+        entry_point = target_context.get_executable(library, fndesc, env)
+        make_result: Any = compiler.CompileResult  # a namedtuple of numba's, untyped
+        result = make_result(
+            target_context=target_context,
+            typing_context=target_context.typing_context,
+            library=library,
+            environment=env,
+            entry_point=entry_point,
+            fndesc=fndesc,
+            type_annotation=typeann,
+            signature=signature,
+            objectmode=objectmode,
+            lifted=lifted,
+            typing_error=None,
+            call_helper=None,
+            metadata=None,
+            reload_init=reload_init,
+            referenced_envs=referenced_envs,
+        )
+        for referenced in referenced_envs:
+            library.codegen.set_env(referenced.env_name, referenced)
+        return result
+
+
 class _KernelCache(caching.FunctionCache):
-    """numba's ``FunctionCache`` with each entry's key extended by the entry's dependency hash,
-    and a stale entry of the same signature replaced when a new one is saved (numba would keep it
-    until the function's own file changes, and the cache would grow with every edit)."""
+    """numba's ``FunctionCache`` with each entry's key extended by the entry's dependency hash
+    (and the entries' form), a stale entry of the same signature replaced when a new one is saved
+    (numba would keep it until the function's own file changes, and the cache would grow with
+    every edit), and entries loaded by :class:`_CachedResults`."""
+
+    _impl_class = _CachedResults
 
     def _index_key(self, sig, codegen):
-        return (*super()._index_key(sig, codegen), _dependency_hash(self._py_func, sig))
+        return (*super()._index_key(sig, codegen), f"{_ENTRY_FORM}:{_dependency_hash(self._py_func, sig)}")
 
     def load_overload(self, sig, target_context):
         # numba's own first refreshes the whole target context, which imports every part of numba
@@ -357,12 +470,22 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     compiles one per function for its use as a first-class function value, which no kernel
     needs: about a tenth of the compile time; ``no_cfunc_wrapper=False`` brings it back).
     ``cache=False`` compiles in every process. Under ``NUMBA_DISABLE_JIT=1`` the function is
-    returned as it is."""
+    returned as it is.
+
+    ``inline="always"`` (the hot helpers of a game and of a search) is done by LLVM, not by
+    numba: the kernel is compiled once per signature with ``forceinline`` and LLVM inlines it
+    into every caller. numba's own inlining would type and lower the function again inside each
+    caller; with it, compiling every game and agent from an empty cache took 89 s of CPU
+    instead of 64 s (Morabaraba's random playout alone 13 s instead of 1.4 s), for machine code
+    that runs at the same speed (``experiments/bench.py``)."""
     options.setdefault("error_model", "numpy")
     options.setdefault("no_cfunc_wrapper", True)
     if func is None:
         return lambda f: kernel(f, **options)
     cache = options.pop("cache", True)
+    if options.get("inline") == "always":
+        options = {**options, "forceinline": True}
+        del options["inline"]
     dispatcher: Any = numba.njit(func, **options)
     if cache and not JIT_DISABLED:
         dispatcher._cache = _DeferredCache(dispatcher)

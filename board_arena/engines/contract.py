@@ -111,7 +111,6 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Iterable
 
-import numba
 import numpy as np
 from numba.extending import overload
 from numba.np.numpy_support import as_dtype
@@ -250,34 +249,10 @@ def kernels_for(state_or_dtype: Any) -> ModuleType:
 
 # Each contract function is a Python dispatcher (used under NUMBA_DISABLE_JIT=1) with a numba
 # overload that links the game's own kernel at compile time. The overloads are marked for LLVM to
-# inline (``forceinline``): the forwarder then costs nothing, and the game's kernel is compiled
-# once and inlined by LLVM, not typed again at every call site as numba's own ``inline="always"``
-# would (which multiplied compile times).
+# inline (``forceinline``): the forwarder then costs nothing. The game's kernel is compiled once
+# per signature and linked (inlined by LLVM where the game marks it ``inline="always"``, which
+# ``kernel`` turns into ``forceinline``: see there).
 _INLINE: Any = {"forceinline": True}  # (numba's stubs type jit_options narrowly)
-
-_LINKED: dict[Any, Any] = {}
-
-
-def _linked(impl: Any) -> Any:
-    """A game's kernel ``impl`` as the overloads call it: compiled once per signature in a
-    process and inlined by LLVM.
-
-    A kernel marked ``inline="always"`` (a game marks its hot kernels so, for its own kernels
-    that call them) would have numba type it again inside every function that calls it, and
-    numba compiles an overload once per set of flags of its callers (a kernel, or another
-    overload, which is ``forceinline``): the largest kernels of a game were typed and optimised
-    two or three times per state type, beside a third copy for the Python face. Such a kernel
-    is called through a twin without the mark (the same function and options, ``forceinline``
-    for LLVM), which every caller links. The twin is not cached: it compiles only while a
-    cached caller does.
-    """
-    options = getattr(impl, "targetoptions", None)
-    if not options or options.get("inline", "never") == "never":
-        return impl
-    if impl not in _LINKED:
-        twin = {name: value for name, value in options.items() if name != "inline"}
-        _LINKED[impl] = numba.jit(impl.py_func, forceinline=True, **twin)
-    return _LINKED[impl]
 
 
 def legal_moves(s: Record, out: np.ndarray) -> int:
@@ -286,7 +261,7 @@ def legal_moves(s: Record, out: np.ndarray) -> int:
 
 @overload(legal_moves, jit_options=_INLINE)
 def _legal_moves(s, out):
-    impl = _linked(kernels_for(s).legal_moves)
+    impl = kernels_for(s).legal_moves
     return lambda s, out: impl(s, out)
 
 
@@ -296,7 +271,7 @@ def apply_move(s: Record, move: int) -> None:
 
 @overload(apply_move, jit_options=_INLINE)
 def _apply_move(s, move):
-    impl = _linked(kernels_for(s).apply_move)
+    impl = kernels_for(s).apply_move
     return lambda s, move: impl(s, np.int64(move))  # one signature, whatever int type the caller has
 
 
@@ -306,7 +281,7 @@ def is_terminal(s: Record) -> bool:
 
 @overload(is_terminal, jit_options=_INLINE)
 def _is_terminal(s):
-    impl = _linked(kernels_for(s).is_terminal)
+    impl = kernels_for(s).is_terminal
     return lambda s: impl(s)
 
 
@@ -316,7 +291,7 @@ def current_player(s: Record) -> int:
 
 @overload(current_player, jit_options=_INLINE)
 def _current_player(s):
-    impl = _linked(kernels_for(s).current_player)
+    impl = kernels_for(s).current_player
     return lambda s: impl(s)
 
 
@@ -326,7 +301,7 @@ def outcome(s: Record) -> float:
 
 @overload(outcome, jit_options=_INLINE)
 def _outcome(s):
-    impl = _linked(kernels_for(s).outcome)
+    impl = kernels_for(s).outcome
     return lambda s: impl(s)
 
 
@@ -336,7 +311,7 @@ def score(s: Record) -> int:
 
 @overload(score, jit_options=_INLINE)
 def _score(s):
-    impl = _linked(kernels_for(s).score)
+    impl = kernels_for(s).score
     return lambda s: impl(s)
 
 
@@ -346,7 +321,7 @@ def heuristic(s: Record) -> float:
 
 @overload(heuristic, jit_options=_INLINE)
 def _heuristic(s):
-    impl = _linked(kernels_for(s).heuristic)
+    impl = kernels_for(s).heuristic
     return lambda s: impl(s)
 
 
@@ -356,7 +331,7 @@ def state_hash(s: Record) -> int:
 
 @overload(state_hash, jit_options=_INLINE)
 def _state_hash(s):
-    impl = _linked(kernels_for(s).state_hash)
+    impl = kernels_for(s).state_hash
     return lambda s: impl(s)
 
 
@@ -366,7 +341,7 @@ def illegal_reason(s: Record, move: int) -> int:
 
 @overload(illegal_reason, jit_options=_INLINE)
 def _illegal_reason(s, move):
-    impl = _linked(kernels_for(s).illegal_reason)
+    impl = kernels_for(s).illegal_reason
     return lambda s, move: impl(s, np.int64(move))  # one signature, whatever int type the caller has
 
 
@@ -376,7 +351,7 @@ def observe(s: Record, player: int, view: Record) -> None:
 
 @overload(observe, jit_options=_INLINE)
 def _observe(s, player, view):
-    impl = _linked(kernels_for(s).observe)
+    impl = kernels_for(s).observe
     return lambda s, player, view: impl(s, np.int64(player), view)
 
 
@@ -386,7 +361,7 @@ def sample_world(view: Record, rng: np.ndarray, world: Record) -> bool:
 
 @overload(sample_world, jit_options=_INLINE)
 def _sample_world(view, rng, world):
-    impl = _linked(kernels_for(view).sample_world)
+    impl = kernels_for(view).sample_world
     return lambda view, rng, world: impl(view, rng, world)
 
 
@@ -396,7 +371,7 @@ def write_observation(s: Record, player: int, out: np.ndarray) -> None:
 
 @overload(write_observation, jit_options=_INLINE)
 def _write_observation(s, player, out):
-    impl = _linked(kernels_for(s).write_observation)
+    impl = kernels_for(s).write_observation
     return lambda s, player, out: impl(s, np.int64(player), out)
 
 
@@ -406,7 +381,7 @@ def redraw_start(s: Record, rng: np.ndarray, code: int) -> None:
 
 @overload(redraw_start, jit_options=_INLINE)
 def _redraw_start(s, rng, code):
-    impl = _linked(kernels_for(s).redraw_start)
+    impl = kernels_for(s).redraw_start
     return lambda s, rng, code: impl(s, rng, code)
 
 
@@ -421,9 +396,9 @@ def random_legal_move(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
 def _random_legal_move(s, rng, scratch):
     module = kernels_for(s)
     if hasattr(module, "random_legal_move"):
-        impl = _linked(module.random_legal_move)
+        impl = module.random_legal_move
         return lambda s, rng, scratch: impl(s, rng, scratch)
-    listing = _linked(module.legal_moves)
+    listing = module.legal_moves
     return lambda s, rng, scratch: scratch[rng_below(rng, listing(s, scratch))]
 
 
@@ -437,7 +412,7 @@ def max_moves(s: Record) -> int:
 def _max_moves(s):
     module = kernels_for(s)
     if hasattr(module, "move_capacity"):
-        impl = _linked(module.move_capacity)
+        impl = module.move_capacity
         return lambda s: impl(s)
     n = module.MAX_MOVES
     return lambda s: n
@@ -487,7 +462,7 @@ def margin(s: Record) -> int:
 @overload(margin, jit_options=_INLINE)
 def _margin(s):
     module = kernels_for(s)
-    impl = _linked(module.margin) if hasattr(module, "margin") else _outcome_margin
+    impl = module.margin if hasattr(module, "margin") else _outcome_margin
     return lambda s: impl(s)
 
 
@@ -502,7 +477,7 @@ def margin_bounds(s: Record) -> tuple[int, int]:
 def _margin_bounds(s):
     module = kernels_for(s)
     if hasattr(module, "margin_bounds"):
-        impl = _linked(module.margin_bounds)
+        impl = module.margin_bounds
         return lambda s: impl(s)
     bound = UNBOUNDED_MARGIN if hasattr(module, "margin") else 1
     return lambda s: (np.int64(-bound), np.int64(bound))
@@ -516,7 +491,7 @@ def solve_key(s: Record) -> int:
 @overload(solve_key, jit_options=_INLINE)
 def _solve_key(s):
     module = kernels_for(s)
-    impl = _linked(module.solve_key if hasattr(module, "solve_key") else module.state_hash)
+    impl = module.solve_key if hasattr(module, "solve_key") else module.state_hash
     return lambda s: impl(s)
 
 
@@ -529,7 +504,7 @@ def endgame_value(s: Record, db: np.ndarray, k: int) -> int:
 def _endgame_value(s, db, k):
     module = kernels_for(s)
     if hasattr(module, "endgame_value"):
-        impl = _linked(module.endgame_value)
+        impl = module.endgame_value
         return lambda s, db, k: impl(s, db, k)
     none = NO_ENDGAME_VALUE
     return lambda s, db, k: none
@@ -584,7 +559,7 @@ def random_playout(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
 @overload(random_playout, jit_options=_INLINE)
 def _random_playout(s, rng, scratch):
     module = kernels_for(s)
-    impl = _linked(module.random_playout) if hasattr(module, "random_playout") else default_random_playout
+    impl = module.random_playout if hasattr(module, "random_playout") else default_random_playout
     return lambda s, rng, scratch: impl(s, rng, scratch)
 
 

@@ -515,13 +515,14 @@ def _slide_moves():
     """The move id (no shot) of each slide bit of ``random_legal_move``'s classes: bit ``t`` of
     the low word clockwise to ring bit ``t``, ``24 + t`` anticlockwise, ``64 + t`` inwards along
     a spoke, ``88 + t`` outwards; -1 where there is none."""
+    encode = getattr(encode_move, "py_func", encode_move)  # plain Python: no kernel loaded at import
     moves = np.full(128, -1, dtype=np.int64)
     for t in range(N_POINTS):
         ring, i = divmod(t, 8)
         sources = (8 * ring + (i - 1) % 8, 8 * ring + (i + 1) % 8, t - 8, t + 8)
         for offset, frm in zip((0, 24, 64, 88), sources):
             if 0 <= frm < N_POINTS:
-                moves[offset + t] = encode_move(RING_POINTS[frm], RING_POINTS[t], 0)
+                moves[offset + t] = encode(RING_POINTS[frm], RING_POINTS[t], 0)
     return moves
 
 
