@@ -11,7 +11,7 @@ import os
 import shlex
 import signal
 import sys
-from typing import TYPE_CHECKING, Callable, NoReturn, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TypeVar
 
 if TYPE_CHECKING:  # annotations only: the command imports the arena when it runs (see main)
     from board_arena.arena.tournament import Run
@@ -79,7 +79,7 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"arena (board-arena) {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
@@ -375,6 +375,18 @@ def _cmd_list(args: argparse.Namespace) -> int:
                 lines += _listing(f"      {p.name}={format_value(p.default)}", f"{p.doc}; {p.allowed()}")
     print("\n".join(lines))
     return 0
+
+
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked for (reading the installed distributions' metadata
+    costs every command some 30 ms of CPU otherwise)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        print(f"arena (board-arena) {_version()}")
+        parser.exit()
 
 
 def _version() -> str:
