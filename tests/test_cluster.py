@@ -83,6 +83,7 @@ def test_a_worker_killed_with_sigkill_mid_run_loses_nothing_and_nothing_comes_tw
     assert pool.lost >= 1
 
 
+@pytest.mark.usefixtures("forget_plugins")
 def test_an_agent_that_crashes_or_hangs_on_a_ray_actor_loses_its_game_and_the_run_goes_on(local_ray, tmp_path):
     """As on the local pool (tests/test_isolation.py): each actor plays on a worker process of its
     own, which a segmentation fault or a hang past the clock costs, and no more."""
