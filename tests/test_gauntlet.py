@@ -1,0 +1,74 @@
+"""experiments/gauntlet.py on a tiny configuration: our agents against OpenSpiel's MCTS (the
+plugin) with reproducible budgets, the table and its figures, a resumed run, bad input one line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from board_arena import arena
+
+GAUNTLET_PY = Path(__file__).resolve().parent.parent / "experiments" / "gauntlet.py"
+
+
+def _gauntlet_py():
+    spec = importlib.util.spec_from_file_location("gauntlet_py", GAUNTLET_PY)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_tiny_gauntlet_plays_reports_and_resumes(tmp_path, capsys):
+    pytest.importorskip("pyspiel")
+    module = _gauntlet_py()
+    out = tmp_path / "runs"
+    argv = ["--game", "kalah", "--agents", "alphabeta:depth=3,mcts:iterations=200", "--opponent",
+            "openspiel-mcts:simulations=40", "--times", "none", "--games", "4", "--out", str(out), "--quiet"]
+    assert module.main(argv) == 0
+    first = capsys.readouterr().out
+    run = arena.load_run(str(out / "kalah-budgets"))
+    assert len(run.games) == 8 and run.settings.gauntlet and run.settings.openings.random_plies == 4
+    table = (out / "gauntlet.md").read_text()
+    assert table == first.strip() + "\n"
+    lines = [line for line in table.splitlines() if line.startswith("| alphabeta") or line.startswith("| mcts")]
+    assert [line.split(" | ")[0] for line in lines] == ["| alphabeta:depth=3", "| mcts:iterations=200"]
+    for line, label in zip(lines, ["alphabeta:depth=3", "mcts:iterations=200"]):
+        cells = line.strip("| ").split(" | ")
+        wins, draws, losses = (int(n) for n in cells[4].split("-"))
+        games = [g for g in run.games if label in (g.player0, g.player1)]
+        points = sum(g.score_for(0 if g.player0 == label else 1) for g in games)
+        assert wins + draws + losses == int(cells[5]) == len(games) == 4
+        assert cells[2] == f"{100 * points / 4:.1f}%" == f"{100 * (wins + draws / 2) / 4:.1f}%"
+        low, high = (float(x.strip("[]%")) for x in cells[3].split(", "))
+        assert low <= 100 * points / 4 <= high
+        assert cells[1] == "own budget" and cells[7].endswith("%")  # the processor share, at concurrency 1
+    meter = json.loads((out / "kalah-budgets" / module.METER_FILE).read_text())
+    assert len(meter["loads"]) == 8 and meter["cpu_seconds"] > 0 and meter["wall_seconds"] > 0
+
+    # The same command resumes: no game is played again, so the table and its measured figures
+    # stay as they were.
+    assert module.main(argv) == 0
+    assert capsys.readouterr().out == first
+    assert len(arena.load_run(str(out / "kalah-budgets")).games) == 8
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--times", "0.1,fast"], "--times takes seconds"),
+        (["--times", "0.1,0.2", "--games", "10,20,30"], "--games gives 3 numbers for 2 times"),
+        (["--agents", "nosuchagent"], "nosuchagent"),
+        (["--game", "nosuchgame"], "nosuchgame"),
+        (["--concurrency", "0"], "--concurrency must be at least 1"),
+    ],
+)
+def test_bad_arguments_are_one_line(argv, message, capsys):
+    module = _gauntlet_py()
+    assert module.main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
