@@ -21,6 +21,14 @@ this process: on a shared machine a time per move buys less search than on a qui
 mean one-minute load average over the games. Each side's processor time per move is its wall
 time times that share.
 
+``--opening-values`` (games with an endgame database: Kalah) also solves each pair's opening
+exactly (board_arena/agents/solver.py with the largest endgame database in the cache folder; the
+margins cached in ``--out``/opening-values.json) and splits each score by what the opening is
+worth, under perfect play, to the seat our agent held: won, drawn or lost. A seat-swapped pair
+from a decisive opening gives each agent the winning side once and the losing side once, so a
+score above 50% needs wins from lost positions: the opponent's mistakes. The split says how much
+of a score comes from converting won positions and how much from swindling lost ones.
+
 The default agents are our best per game (``BEST``). Bad arguments are one line and status 2.
 """
 
@@ -29,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -69,6 +78,8 @@ class Row:
     theirs_ms: float
     cpu_share: float | None
     load: float | None
+    #: With --opening-values: (points, games) from openings won, drawn and lost for our seat.
+    by_value: dict[str, tuple[float, int]] | None = None
 
 
 class Meter:
@@ -107,8 +118,10 @@ class Meter:
         return sum(self.loads) / len(self.loads) if self.loads else None
 
 
-def folder_name(game: engines.Game, move_time: float | None) -> str:
-    return f"{game.name}-{round(1000 * move_time)}ms" if move_time else f"{game.name}-budgets"
+def folder_name(game_spec: str, move_time: float | None) -> str:
+    """``kalah-100ms``, ``kalah-pits-5-budgets``: one run folder per game variant and time."""
+    name = re.sub(r"[^A-Za-z0-9]+", "-", game_spec).strip("-")
+    return f"{name}-{round(1000 * move_time)}ms" if move_time else f"{name}-budgets"
 
 
 def play(args, game_spec: str, specs: list[str], move_time: float | None, games: int) -> list[Row]:
@@ -118,7 +131,7 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
         openings=args.openings, gauntlet=True, plugins=tuple(args.plugin),
     )
     game = settings.make_game()
-    folder = Path(args.out) / folder_name(game, move_time)
+    folder = Path(args.out) / folder_name(game_spec, move_time)
     folder.mkdir(parents=True, exist_ok=True)
     meter = Meter(folder)
     try:
@@ -127,6 +140,7 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
     finally:
         meter.save()
     share = meter.share if args.concurrency == 1 else None
+    margins = opening_margins(run, Path(args.out), args.table_mb) if args.opening_values and game.has_endgame_databases else None
     rows = []
     for label in settings.labels[1:]:
         played = [g for g in run.games if label in (g.player0, g.player1)]
@@ -138,15 +152,58 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
         ours = [(g.time0, g.moves0) if seat == 0 else (g.time1, g.moves1) for g, seat in zip(played, seats)]
         theirs = [(g.time1, g.moves1) if seat == 0 else (g.time0, g.moves0) for g, seat in zip(played, seats)]
         rows.append(Row(
-            game=game.name, agent=label, move_time=move_time, score=mean, low=low, high=high,
+            game=game_spec, agent=label, move_time=move_time, score=mean, low=low, high=high,
             wins=scores.count(1.0), draws=scores.count(0.5), losses=scores.count(0.0), games=len(played),
             ours_ms=_ms_per_move(ours), theirs_ms=_ms_per_move(theirs), cpu_share=share, load=meter.load,
+            by_value=None if margins is None else _split_by_value(played, seats, scores, margins),
         ))
     return rows
 
 
 def _ms_per_move(times: list[tuple[float, int]]) -> float:
     return 1000 * sum(t for t, _ in times) / max(1, sum(n for _, n in times))
+
+
+def opening_margins(run: arena.Run, out: Path, table_mb: float) -> dict[int, int | None]:
+    """The exact final margin (player 0's, under perfect play) of each game's opening position,
+    by game id; solved once per position and kept in ``out``/opening-values.json (the runs of
+    one game at several times share their openings)."""
+    from board_arena.agents.solver import new_solver_table, solve
+    from board_arena.arena.openings import opening_length
+
+    settings = run.settings
+    game = settings.make_game()
+    path = out / "opening-values.json"
+    known: dict[str, int | None] = json.loads(path.read_text()) if path.is_file() else {}
+    table = db = None
+    margins = {}
+    for g in run.games:
+        state = game.new_initial_state(g.game_seed)
+        for move in g.moves[: opening_length(settings, g)]:
+            state.apply(move)
+        key = f"{game!r} {' '.join(g.moves[: opening_length(settings, g)])}"
+        if key not in known:
+            if table is None:
+                table = new_solver_table(table_mb)
+                db = game.endgame_database(state, game.default_endgame_size(state), build_missing=True)
+            known[key] = solve(state, table=table, endgame=db).margin
+            path.write_text(json.dumps(known, indent=0))
+        margins[g.id] = known[key]
+    return margins
+
+
+def _split_by_value(played, seats, scores, margins) -> dict[str, tuple[float, int]]:
+    """(points, games) of our agent from the openings won, drawn and lost for its seat."""
+    split = {"won": (0.0, 0), "drawn": (0.0, 0), "lost": (0.0, 0)}
+    for g, seat, score in zip(played, seats, scores):
+        margin = margins[g.id]
+        if margin is None:
+            continue
+        ours = margin if seat == 0 else -margin
+        kind = "won" if ours > 0 else "lost" if ours < 0 else "drawn"
+        points, games = split[kind]
+        split[kind] = (points + score, games + 1)
+    return split
 
 
 def markdown(rows: list[Row], opponent: str, openings: str) -> str:
@@ -169,6 +226,19 @@ def markdown(rows: list[Row], opponent: str, openings: str) -> str:
                 f"| {r.wins}-{r.draws}-{r.losses} | {r.games} | {r.ours_ms:.1f} / {r.theirs_ms:.1f} | {share} | {load} |"
             )
         out.append("")
+        split = [r for r in rows if r.game == game and r.by_value]
+        if split:
+            out += [
+                "Score by the opening's exact value for our seat (points / games):",
+                "",
+                "| agent | time per move | from won openings | from drawn | from lost |",
+                "|---|---:|---:|---:|---:|",
+            ]
+            for r in split:
+                budget = f"{1000 * r.move_time:g} ms" if r.move_time else "own budget"
+                cells = [f"{100 * p / n:.0f}% ({p:g} / {n})" if n else "-" for p, n in r.by_value.values()]
+                out.append(f"| {r.agent} | {budget} | " + " | ".join(cells) + " |")
+            out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -189,6 +259,10 @@ def parse_args(argv):
     parser.add_argument("--plugin", action="append", default=None,
                         help="a plugin that registers agents, repeatable (default experiments/plugins/openspiel_mcts.py)")
     parser.add_argument("--out", default="gauntlet-runs", help="folder of the runs and gauntlet.md (default gauntlet-runs)")
+    parser.add_argument("--opening-values", action="store_true",
+                        help="solve each opening exactly (games with an endgame database) and split the scores by its value")
+    parser.add_argument("--table-mb", type=float, default=1024.0,
+                        help="with --opening-values: the solver's table, MiB (default 1024)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     args.plugin = [str(Path(p).resolve()) if p.endswith(".py") else p for p in (args.plugin or [PLUGIN])]
@@ -203,6 +277,8 @@ def parse_args(argv):
     if len(counts) not in (1, len(args.times)):
         parser.error(f"--games gives {len(counts)} numbers for {len(args.times)} times: give one, or one per time")
     args.games = counts * len(args.times) if len(counts) == 1 else counts
+    if not 0 < args.table_mb <= 16384:
+        parser.error(f"--table-mb must be more than 0 and at most 16384, not {args.table_mb:g}")
     if args.concurrency < 1:
         parser.error(f"--concurrency must be at least 1, not {args.concurrency}")
     out = Path(args.out)
@@ -245,7 +321,7 @@ def run(args) -> int:
         specs = args.agents or [BEST.get(name, "alphabeta")]
         for move_time, games in zip(args.times, args.games):
             rows += play(args, game_spec, specs, move_time, games)
-        print(markdown([r for r in rows if r.game == rows[-1].game], args.opponent, args.openings), flush=True)
+        print(markdown([r for r in rows if r.game == game_spec], args.opponent, args.openings), flush=True)
     table = markdown(rows, args.opponent, args.openings)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     (Path(args.out) / "gauntlet.md").write_text(table)

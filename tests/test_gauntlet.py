@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from board_arena import arena
+from board_arena.agents.solver import solve
 
 GAUNTLET_PY = Path(__file__).resolve().parent.parent / "experiments" / "gauntlet.py"
 
@@ -55,6 +56,36 @@ def test_a_tiny_gauntlet_plays_reports_and_resumes(tmp_path, capsys):
     assert module.main(argv) == 0
     assert capsys.readouterr().out == first
     assert len(arena.load_run(str(out / "kalah-budgets")).games) == 8
+
+
+def test_scores_split_by_the_exact_value_of_each_opening(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path / "cache"))  # the endgame database it builds
+    module = _gauntlet_py()
+    out = tmp_path / "runs"
+    argv = ["--game", "kalah:pits=3,seeds=3", "--agents", "alphabeta:depth=2", "--opponent", "mcts:iterations=50",
+            "--times", "none", "--games", "6", "--out", str(out), "--quiet", "--opening-values", "--table-mb", "4"]
+    assert module.main(argv) == 0
+    printed = capsys.readouterr().out
+    run = arena.load_run(str(out / "kalah-pits-3-seeds-3-budgets"))
+    values = json.loads((out / "opening-values.json").read_text())
+    assert len(values) == 3  # one opening per pair
+    game = run.settings.make_game()
+    split = {"won": [0.0, 0], "drawn": [0.0, 0], "lost": [0.0, 0]}
+    for g in run.games:
+        opening = " ".join(g.moves[:4])
+        state = game.new_initial_state(g.game_seed)
+        for move in g.moves[:4]:
+            state.apply(move)
+        assert values[f"{game!r} {opening}"] == solve(state, table_mb=4).margin
+        seat = 0 if g.player0 == "alphabeta:depth=2" else 1
+        ours = values[f"{game!r} {opening}"] * (1 if seat == 0 else -1)
+        kind = "won" if ours > 0 else "lost" if ours < 0 else "drawn"
+        split[kind][0] += g.score_for(seat)
+        split[kind][1] += 1
+    # A seat-swapped pair gives each side of a decisive opening once.
+    assert split["won"][1] == split["lost"][1]
+    cells = [f"{100 * p / n:.0f}% ({p:g} / {n})" if n else "-" for p, n in split.values()]
+    assert "| alphabeta:depth=2 | own budget | " + " | ".join(cells) + " |" in printed
 
 
 @pytest.mark.parametrize(
