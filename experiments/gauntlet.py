@@ -12,7 +12,7 @@ searching agent given the same wall-clock time per move (``--move-time``). The r
 ``--out`` (one folder per game and time, ``kalah-100ms``): running the same command again resumes
 them, and with more ``--games`` grows them.
 
-Printed per game, and written as Markdown (``--out``/gauntlet.md, for the README): each of our
+Printed per game, and written as Markdown (``--out``/GAME.md, for the README): each of our
 agents at each time, its score against the opponent with the 95% interval of the arena's reports
 (Wilson, on the effective number of games), wins-draws-losses, games, the mean wall time each
 side used per move, the share of a core the run's process had while the games were played
@@ -54,8 +54,10 @@ PLUGIN = str(Path(__file__).resolve().parent / "plugins" / "openspiel_mcts.py")
 OPPONENT = "openspiel-mcts"
 DEFAULT_GAMES = "kalah,nine-mens-morris"
 DEFAULT_TIMES = "0.02,0.1,0.3"
-#: Our best agent per game (see the README's gauntlet section for how each was chosen).
-BEST = {"kalah": "alphabeta", "nine-mens-morris": "alphabeta"}
+#: Our best agent per game (see the README's gauntlet section for how each was chosen). Kalah's
+#: reads the 16-seed endgame database, built into the cache folder at its first use (about 30 MB;
+#: python -m board_arena.engines.mancala.endgame --seeds 16 --no-empty-capture builds it first).
+BEST = {"kalah": "alphabeta:endgame=16", "nine-mens-morris": "alphabeta"}
 #: Written in each run folder: what the arena does not store (processor time, load).
 METER_FILE = "gauntlet.json"
 
@@ -258,7 +260,7 @@ def parse_args(argv):
                         help="games played at once (default 1: one core, and the processor share measured)")
     parser.add_argument("--plugin", action="append", default=None,
                         help="a plugin that registers agents, repeatable (default experiments/plugins/openspiel_mcts.py)")
-    parser.add_argument("--out", default="gauntlet-runs", help="folder of the runs and gauntlet.md (default gauntlet-runs)")
+    parser.add_argument("--out", default="gauntlet-runs", help="folder of the runs and of a Markdown table per game, GAME.md (default gauntlet-runs)")
     parser.add_argument("--opening-values", action="store_true",
                         help="solve each opening exactly (games with an endgame database) and split the scores by its value")
     parser.add_argument("--table-mb", type=float, default=1024.0,
@@ -321,10 +323,9 @@ def run(args) -> int:
         specs = args.agents or [BEST.get(name, "alphabeta")]
         for move_time, games in zip(args.times, args.games):
             rows += play(args, game_spec, specs, move_time, games)
-        print(markdown([r for r in rows if r.game == game_spec], args.opponent, args.openings), flush=True)
-    table = markdown(rows, args.opponent, args.openings)
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    (Path(args.out) / "gauntlet.md").write_text(table)
+        table = markdown([r for r in rows if r.game == game_spec], args.opponent, args.openings)
+        print(table, flush=True)
+        (Path(args.out) / f"{folder_name(game_spec, None).removesuffix('-budgets')}.md").write_text(table)
     return 0
 
 

@@ -34,7 +34,7 @@ def test_a_tiny_gauntlet_plays_reports_and_resumes(tmp_path, capsys):
     first = capsys.readouterr().out
     run = arena.load_run(str(out / "kalah-budgets"))
     assert len(run.games) == 8 and run.settings.gauntlet and run.settings.openings.random_plies == 4
-    table = (out / "gauntlet.md").read_text()
+    table = (out / "kalah.md").read_text()
     assert table == first.strip() + "\n"
     lines = [line for line in table.splitlines() if line.startswith("| alphabeta") or line.startswith("| mcts")]
     assert [line.split(" | ")[0] for line in lines] == ["| alphabeta:depth=3", "| mcts:iterations=200"]
