@@ -22,9 +22,11 @@ mean one-minute load average over the games. Each side's processor time per move
 time times that share.
 
 ``--opening-values`` (games with an endgame database: Kalah) also solves each pair's opening
-exactly (board_arena/agents/solver.py with the largest endgame database in the cache folder; the
-margins cached in ``--out``/opening-values.json) and splits each score by what the opening is
-worth, under perfect play, to the seat our agent held: won, drawn or lost. A seat-swapped pair
+exactly (board_arena/agents/solver.py with the largest endgame database in the cache folder, at
+most ``--solve-seconds`` of processor time each; the proven bounds of the margin cached in
+``--out``/opening-values.json) and splits each score by what the opening is
+worth, under perfect play, to the seat our agent held: won, drawn, lost (or undecided within
+the time). A seat-swapped pair
 from a decisive opening gives each agent the winning side once and the losing side once, so a
 score above 50% needs wins from lost positions: the opponent's mistakes. The split says how much
 of a score comes from converting won positions and how much from swindling lost ones.
@@ -142,7 +144,9 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
     finally:
         meter.save()
     share = meter.share if args.concurrency == 1 else None
-    margins = opening_margins(run, Path(args.out), args.table_mb) if args.opening_values and game.has_endgame_databases else None
+    margins = None
+    if args.opening_values and game.has_endgame_databases:
+        margins = opening_margins(run, Path(args.out), args.table_mb, args.solve_seconds)
     rows = []
     for label in settings.labels[1:]:
         played = [g for g in run.games if label in (g.player0, g.player1)]
@@ -166,17 +170,18 @@ def _ms_per_move(times: list[tuple[float, int]]) -> float:
     return 1000 * sum(t for t, _ in times) / max(1, sum(n for _, n in times))
 
 
-def opening_margins(run: arena.Run, out: Path, table_mb: float) -> dict[int, int | None]:
-    """The exact final margin (player 0's, under perfect play) of each game's opening position,
-    by game id; solved once per position and kept in ``out``/opening-values.json (the runs of
-    one game at several times share their openings)."""
+def opening_margins(run: arena.Run, out: Path, table_mb: float, cpu_seconds: float) -> dict[int, list[int]]:
+    """Bounds ``[lower, upper]`` of the final margin (player 0's, under perfect play) of each
+    game's opening position, by game id, equal when solved within ``cpu_seconds``; each position
+    solved once and kept in ``out``/opening-values.json (the runs of one game at several times
+    share their openings)."""
     from board_arena.agents.solver import new_solver_table, solve
     from board_arena.arena.openings import opening_length
 
     settings = run.settings
     game = settings.make_game()
     path = out / "opening-values.json"
-    known: dict[str, int | None] = json.loads(path.read_text()) if path.is_file() else {}
+    known: dict[str, list[int]] = json.loads(path.read_text()) if path.is_file() else {}
     table = db = None
     margins = {}
     for g in run.games:
@@ -188,21 +193,20 @@ def opening_margins(run: arena.Run, out: Path, table_mb: float) -> dict[int, int
             if table is None:
                 table = new_solver_table(table_mb)
                 db = game.endgame_database(state, game.default_endgame_size(state), build_missing=True)
-            known[key] = solve(state, table=table, endgame=db).margin
+            solution = solve(state, table=table, endgame=db, cpu_time=cpu_seconds)
+            known[key] = [solution.lower, solution.upper]
             path.write_text(json.dumps(known, indent=0))
         margins[g.id] = known[key]
     return margins
 
 
 def _split_by_value(played, seats, scores, margins) -> dict[str, tuple[float, int]]:
-    """(points, games) of our agent from the openings won, drawn and lost for its seat."""
-    split = {"won": (0.0, 0), "drawn": (0.0, 0), "lost": (0.0, 0)}
+    """(points, games) of our agent from the openings won, drawn and lost for its seat, and from
+    those whose result the solver left undecided."""
+    split = {"won": (0.0, 0), "drawn": (0.0, 0), "lost": (0.0, 0), "undecided": (0.0, 0)}
     for g, seat, score in zip(played, seats, scores):
-        margin = margins[g.id]
-        if margin is None:
-            continue
-        ours = margin if seat == 0 else -margin
-        kind = "won" if ours > 0 else "lost" if ours < 0 else "drawn"
+        lower, upper = margins[g.id] if seat == 0 else (-margins[g.id][1], -margins[g.id][0])
+        kind = "won" if lower > 0 else "lost" if upper < 0 else "drawn" if lower == upper == 0 else "undecided"
         points, games = split[kind]
         split[kind] = (points + score, games + 1)
     return split
@@ -233,8 +237,8 @@ def markdown(rows: list[Row], opponent: str, openings: str) -> str:
             out += [
                 "Score by the opening's exact value for our seat (points / games):",
                 "",
-                "| agent | time per move | from won openings | from drawn | from lost |",
-                "|---|---:|---:|---:|---:|",
+                "| agent | time per move | from won openings | from drawn | from lost | undecided |",
+                "|---|---:|---:|---:|---:|---:|",
             ]
             for r in split:
                 budget = f"{1000 * r.move_time:g} ms" if r.move_time else "own budget"
@@ -265,6 +269,9 @@ def parse_args(argv):
                         help="solve each opening exactly (games with an endgame database) and split the scores by its value")
     parser.add_argument("--table-mb", type=float, default=1024.0,
                         help="with --opening-values: the solver's table, MiB (default 1024)")
+    parser.add_argument("--solve-seconds", type=float, default=30.0,
+                        help="with --opening-values: processor seconds per opening at most (default 30); "
+                        "an opening not solved by then is counted by its proven bounds, or as undecided")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
     args.plugin = [str(Path(p).resolve()) if p.endswith(".py") else p for p in (args.plugin or [PLUGIN])]
@@ -281,6 +288,8 @@ def parse_args(argv):
     args.games = counts * len(args.times) if len(counts) == 1 else counts
     if not 0 < args.table_mb <= 16384:
         parser.error(f"--table-mb must be more than 0 and at most 16384, not {args.table_mb:g}")
+    if not args.solve_seconds > 0:
+        parser.error(f"--solve-seconds must be more than 0, not {args.solve_seconds:g}")
     if args.concurrency < 1:
         parser.error(f"--concurrency must be at least 1, not {args.concurrency}")
     out = Path(args.out)
