@@ -104,3 +104,28 @@ def test_bad_arguments_are_one_line(argv, message, capsys):
     assert module.main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_the_adapter_replays_only_the_moves_since_its_last_position():
+    """The OpenSpiel adapter keeps the last position it replayed: a game it continues is replayed
+    from there, anything else (another start, a take-back, another game) from the start, and each
+    gives the position a fresh adapter replays from the start."""
+    pytest.importorskip("pyspiel")
+    from board_arena import agents, engines
+    from board_arena.agents.plugins import load_plugin
+
+    load_plugin(str(GAUNTLET_PY.parent / "plugins" / "openspiel_mcts.py"))
+    kept = agents.make_agent("openspiel-mcts:simulations=20", seed=1)
+    for name in ("kalah", "nine-mens-morris"):
+        game = engines.make(name)
+        kept.check_game(game)
+        for seed in (3, 4):
+            state = game.new_initial_state(seed)
+            positions = []
+            while not state.is_terminal() and state.ply < 24:
+                positions.append(state.copy())
+                state.apply(kept.select_move(state))
+            for position in positions[-1:] + positions[:1] + positions[5:6]:  # later, back to the start, on again
+                fresh = agents.make_agent("openspiel-mcts:simulations=20", seed=1)
+                assert str(kept._replay(position)[0]) == str(fresh._replay(position)[0])
+                assert kept._last[2] == tuple(position.history)
