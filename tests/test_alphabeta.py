@@ -38,3 +38,34 @@ def test_principal_variation_search_returns_the_minimax_score(name, depths, tabl
             result = np.zeros(4)
             alphabeta_search(state.data, depth, 2**62, 0, table, history, rng_from_seed(0), result)
             assert result[0] == minimax_score(state, depth), f"{name} depth {depth} at {state.record().moves}"
+
+
+def test_database_results_are_ordered_by_their_final_margin(tmp_path, monkeypatch):
+    """Kalah(3,2) (12 seeds) lies wholly in the 12-seed database: at depth 1 every child's exact
+    margin is known. A won or lost root then plays a move that keeps the best margin under
+    perfect play (the solver's), whatever the seed: a lost side the smallest loss, not a losing
+    move drawn at random."""
+    from board_arena import agents
+    from board_arena.agents.solver import solve
+
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
+    game = engines.make("kalah", pits=3, seeds=2, empty_capture=True)
+    decided = 0
+    for state in early_positions(game, 30, seed=7, plies=8):
+        children = []
+        for move in state.legal_moves():
+            child = state.copy()
+            child.apply(int(move))
+            children.append((int(move), child))
+        if any(child.is_terminal() for _, child in children):
+            continue  # a game's end outranks any database result, as a proven distance does
+        best = solve(state, table_mb=1).margin
+        sign = 1 if state.current_player == 0 else -1
+        margins = {move: sign * solve(child, table_mb=1).margin for move, child in children}
+        if best == 0 or len(set(margins.values())) == 1:
+            continue
+        decided += 1
+        for seed in range(3):
+            agent = agents.make_agent("alphabeta:depth=1,endgame=12", seed=seed)
+            assert margins[agent.select_move(state)] == sign * best, state.record().moves
+    assert decided >= 5

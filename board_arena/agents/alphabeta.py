@@ -439,6 +439,9 @@ def alphabeta_search(
 
 #: What ``_endgame_score`` returns for a position its database does not hold.
 NO_SCORE = -2.0 * WIN_SCORE
+#: A database result's final margin, in score per seed: it orders the results of one kind (two
+#: margins of 1 and 200 seeds differ by less than a ply, and a proven result by far more).
+DB_MARGIN_WEIGHT = 1e-3
 
 
 @kernel(inline="always")
@@ -446,15 +449,18 @@ def _endgame_score(s, db, db_k):
     """The proven score of ``s`` for its player to move from an endgame database (the game's
     ``contract.endgame_value``: the change of the margin to the end), or NO_SCORE. The distance to
     the end is unknown, so a database win ranks just above the proven threshold: below any win
-    the search sees itself, as a later win should."""
+    the search sees itself, as a later win should. Among database results of one kind the final
+    margin under perfect play decides: a lost side keeps the loss small (the most the opponent
+    must still find: against a fallible opponent the best chance, where equal scores would leave
+    the choice among losing moves to the tie-break's dice), a winning side takes the most."""
     change = contract.endgame_value(s, db, db_k)
     if change == contract.NO_ENDGAME_VALUE:
         return NO_SCORE
     final = change + (contract.margin(s) if contract.current_player(s) == 0 else -contract.margin(s))
     if final > 0:
-        return PROVEN_SCORE + 1.0
+        return PROVEN_SCORE + 1.0 + DB_MARGIN_WEIGHT * final
     if final < 0:
-        return -(PROVEN_SCORE + 1.0)
+        return -(PROVEN_SCORE + 1.0) + DB_MARGIN_WEIGHT * final
     return 0.0
 
 
