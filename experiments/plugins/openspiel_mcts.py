@@ -99,7 +99,7 @@ class OpenSpielMCTSAgent(Agent):
         if _spiel_game(game)[0] is None:
             raise ValueError(f"openspiel-mcts plays kalah (6 pits, 4 seeds) and nine-mens-morris, not {game.name} {dict(game.params)}")
 
-    def reset(self, seed=None):
+    def reset(self, seed: int | None = None) -> None:
         self._last = None  # (game, seed, moves, our state, OpenSpiel's state) of the last replay
         super().reset(seed)
 
