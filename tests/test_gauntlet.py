@@ -129,3 +129,29 @@ def test_the_adapter_replays_only_the_moves_since_its_last_position():
                 fresh = agents.make_agent("openspiel-mcts:simulations=20", seed=1)
                 assert str(kept._replay(position)[0]) == str(fresh._replay(position)[0])
                 assert kept._last[2] == tuple(position.history)
+
+
+def test_the_adapter_survives_a_clock_that_runs_out_before_the_root_has_children():
+    """OpenSpiel's MCTSBot.step crashes the process when its clock runs out before its root has
+    children (a loaded machine can take a short budget between two simulations): with a clock of
+    a microsecond, the adapter must still answer every decision, the morris shot's too. Run in a
+    process of its own, so that a regression fails this test rather than killing the suite."""
+    pytest.importorskip("pyspiel")
+    script = f"""
+from board_arena import agents, engines
+from board_arena.agents.plugins import load_plugin
+module = load_plugin({str(GAUNTLET_PY.parent / "plugins" / "openspiel_mcts.py")!r})
+bot = agents.make_agent("openspiel-mcts", seed=1)
+type(bot).MIN_SECONDS = 1e-6
+for name in ("kalah", "nine-mens-morris"):
+    state = engines.make(name).new_initial_state(0)
+    bot.check_game(state.game)
+    while not state.is_terminal() and state.ply < 60:
+        state.apply(bot.select_move(state, agents.Limit(time=1e-6)))
+    print(name, state.ply)
+"""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["kalah", done.stdout.split()[1], "nine-mens-morris", "60"]

@@ -22,8 +22,9 @@ Move mapping:
   OpenSpiel decision by the same player (the point shot), where ours is one compound move
   (``d2-d1xg1``): the bot then chooses the capture too. When a move may close a mill, the
   move's time is shared: ``SHOT_SHARE`` of it kept for the shot, the rest for the move, each
-  decision given at least ``MIN_SECONDS`` (OpenSpiel's ``MCTSBot`` crashes when its clock runs
-  out before its root has children).
+  decision given at least ``MIN_SECONDS`` (and, should the clock run out before the bot's root
+  has children, on which OpenSpiel's ``MCTSBot.step`` crashes, the few simulations that make
+  them).
 
 The budget is ``time`` seconds per move (the arena's ``--move-time`` replaces it), which the bot
 spends on simulations (``max_wall_clock_time``); ``simulations`` caps them instead when given
@@ -144,6 +145,17 @@ class OpenSpielMCTSAgent(Agent):
             seconds if seconds else -1.0,
         )
 
+    def _decide(self, spiel, seconds, simulations, seed):
+        """The bot's action at ``spiel``. Its clock is checked between simulations, and the root's
+        children appear only at its second simulation: a clock that runs out first (a loaded
+        machine can take the whole budget between two simulations) leaves a root without children,
+        on which ``MCTSBot.step`` crashes the process. Searched through ``mcts_search`` instead,
+        such a root is searched again with the few simulations that expand it and no clock."""
+        root = self._bot(spiel.get_game(), seconds, simulations, seed).mcts_search(spiel)
+        if not root.children:
+            root = self._bot(spiel.get_game(), None, len(spiel.legal_actions()) + 2, seed).mcts_search(spiel)
+        return root.best_child().action
+
     def _select(self, state, limit):
         start = time.perf_counter()  # the replay and the rest of the adapter's work count as the bot's time
         spiel, to_actions = self._replay(state)
@@ -156,12 +168,12 @@ class OpenSpielMCTSAgent(Agent):
         if seconds is not None:
             left = seconds - (time.perf_counter() - start)
             share = max(self.MIN_SECONDS, left - seconds * self.SHOT_SHARE if may_shoot else left)
-        first = self._bot(spiel.get_game(), share, simulations, seed).step(spiel)
+        first = self._decide(spiel, share, simulations, seed)
         candidates = [m for m in state.legal_moves() if to_actions(state, m)[0] == first]
         if len(candidates) > 1:  # a mill: the same player chooses the shot, with the time left
             spiel.apply_action(first)
             left = None if seconds is None else max(self.MIN_SECONDS, seconds - (time.perf_counter() - start))
-            second = self._bot(spiel.get_game(), left, simulations, seed + 1).step(spiel)
+            second = self._decide(spiel, left, simulations, seed + 1)
             candidates = [m for m in candidates if to_actions(state, m)[1:] == [second]]
             if not candidates:
                 raise ValueError(f"OpenSpiel's capture {second} is not one of ours here (a rule difference)")
