@@ -19,6 +19,11 @@ Design notes:
   stored relative to the node (the "mate distance" adjustment of chess programs).
 * Move ordering: the table's move, then the two killer moves of the ply, then by a history table
   (cutoffs weighted by depth squared), all generic over games.
+* Principal variation search: a node's first child gets the node's window, the others the null
+  window (alpha, alpha + SCOUT), searched again with the whole window only when they fail high
+  inside it; at the root the null window sits just below the best so far, so that a tie fails
+  high and gets its exact score for the tie-break. The scores are those of plain alpha-beta
+  (Kalah, depth 16 from 30 positions: 12% fewer nodes; nine men's morris, depth 6: 4% fewer).
 * Budgets: iterative deepening stops at ``depth``, when the ``nodes`` budget is spent (checked at
   every node) or the ``time`` runs out (checked every 1024 nodes inside the compiled search) or
   when the value is proven. An interrupted iteration still counts once its first root move (the
@@ -79,6 +84,9 @@ NO_MOVE = -1
 TABLE_DEPTH = 2
 HISTORY_SIZE = 1 << 16
 MAX_DEPTH = 200
+#: The width of a principal variation search's null window: any positive width proves the same
+#: bounds (a score inside the window is returned exactly and searched again), the smallest cuts most.
+SCOUT = 1e-9
 
 # Slots of the ``stats`` array shared by the whole search.
 STAT_NODES = 0
@@ -198,7 +206,8 @@ FRAME = np.dtype(
         ("me", np.int8),  # the player to move
         ("negate", np.int8),  # 1: the parent is the other player, so its score is -ours
         ("outer_horizon", np.int8),  # STAT_HORIZON of the enclosing search, restored on exit
-        ("_pad", np.uint8, (5,)),
+        ("scout", np.int8),  # 1: the child being searched has the null window (alpha, alpha + SCOUT)
+        ("_pad", np.uint8, (4,)),
     ],
     align=True,
 )
@@ -299,6 +308,7 @@ def _negamax(stack, moves, keys, frames, table, age, killers, history, stats, to
                 frame["best"] = -INFINITY
                 frame["best_move"] = moves[ply, 0]
                 frame["me"] = contract.current_player(s)
+                frame["scout"] = 0
                 frame["outer_horizon"] = stats[STAT_HORIZON]
                 stats[STAT_HORIZON] = 0
 
@@ -312,7 +322,16 @@ def _negamax(stack, moves, keys, frames, table, age, killers, history, stats, to
                 frame = frames[ply]
                 have_value = False
                 move = moves[ply, frame["following"] - 1]
-                if _take_score(frame, killers, history, ply, move, -value if negate else value):
+                score = -value if negate else value
+                if frame["scout"]:
+                    frame["scout"] = 0
+                    if frame["alpha"] < score < frame["beta"]:
+                        # The null window failed high: search the child again with the whole window
+                        # (stack[ply + 1] still holds it: only this node writes that slot).
+                        _child_window(frames[ply + 1], frame, negate, False)
+                        ply += 1
+                        break
+                if _take_score(frame, killers, history, ply, move, score):
                     value = _store(table, frame, stats, ply, age)
                     have_value = True
                     continue
@@ -342,16 +361,30 @@ def _negamax(stack, moves, keys, frames, table, age, killers, history, stats, to
                 continue
             below = frames[ply + 1]
             below["depth"] = frame["depth"] - 1
-            if contract.current_player(child) == frame["me"]:
-                below["alpha"] = frame["alpha"]
-                below["beta"] = frame["beta"]
-                below["negate"] = 0
-            else:
-                below["alpha"] = -frame["beta"]
-                below["beta"] = -frame["alpha"]
-                below["negate"] = 1
+            # Principal variation search: the first child gets the whole window; the others are
+            # expected to be worse, which a null window at alpha proves at less cost.
+            scout = frame["following"] > 1 and frame["alpha"] > -INFINITY and frame["alpha"] + SCOUT < frame["beta"]
+            frame["scout"] = scout
+            _child_window(below, frame, contract.current_player(child) != frame["me"], scout)
             ply += 1
             break
+
+
+@kernel(inline="always")
+def _child_window(below, frame, negate, scout):
+    """Sets the window of the child ``below`` of ``frame``: the node's (alpha, beta), or with
+    ``scout`` the null window (alpha, alpha + SCOUT); swapped and negated when the other player
+    moves there."""
+    alpha = frame["alpha"]
+    beta = alpha + SCOUT if scout else frame["beta"]
+    if negate:
+        below["alpha"] = -beta
+        below["beta"] = -alpha
+        below["negate"] = 1
+    else:
+        below["alpha"] = alpha
+        below["beta"] = beta
+        below["negate"] = 0
 
 
 @kernel(inline="always")
@@ -363,6 +396,15 @@ def _leaf_score(s, player, stats, db, db_k):
         stats[STAT_HORIZON] = 1
         return horizon_score(s, player)
     return value if contract.current_player(s) == player else -value
+
+
+@kernel(inline="always")
+def _root_child(stack, moves, keys, frames, table, age, killers, history, stats, depth, alpha, beta, mover, db, db_k):
+    """The score of the root's child ``stack[1]`` for the root's player, searched with the window
+    (alpha, beta) of the root's side; ``mover``: the root's player moves again there."""
+    if mover:
+        return _negamax(stack, moves, keys, frames, table, age, killers, history, stats, 1, depth - 1, alpha, beta, db, db_k)
+    return -_negamax(stack, moves, keys, frames, table, age, killers, history, stats, 1, depth - 1, -beta, -alpha, db, db_k)
 
 
 @kernel(inline="always")
@@ -397,6 +439,9 @@ def alphabeta_search(
 
 #: What ``_endgame_score`` returns for a position its database does not hold.
 NO_SCORE = -2.0 * WIN_SCORE
+#: A database result's final margin, in score per seed: it orders the results of one kind (two
+#: margins of 1 and 200 seeds differ by less than a ply, and a proven result by far more).
+DB_MARGIN_WEIGHT = 1e-3
 
 
 @kernel(inline="always")
@@ -404,15 +449,18 @@ def _endgame_score(s, db, db_k):
     """The proven score of ``s`` for its player to move from an endgame database (the game's
     ``contract.endgame_value``: the change of the margin to the end), or NO_SCORE. The distance to
     the end is unknown, so a database win ranks just above the proven threshold: below any win
-    the search sees itself, as a later win should."""
+    the search sees itself, as a later win should. Among database results of one kind the final
+    margin under perfect play decides: a lost side keeps the loss small (the most the opponent
+    must still find: against a fallible opponent the best chance, where equal scores would leave
+    the choice among losing moves to the tie-break's dice), a winning side takes the most."""
     change = contract.endgame_value(s, db, db_k)
     if change == contract.NO_ENDGAME_VALUE:
         return NO_SCORE
     final = change + (contract.margin(s) if contract.current_player(s) == 0 else -contract.margin(s))
     if final > 0:
-        return PROVEN_SCORE + 1.0
+        return PROVEN_SCORE + 1.0 + DB_MARGIN_WEIGHT * final
     if final < 0:
-        return -(PROVEN_SCORE + 1.0)
+        return -(PROVEN_SCORE + 1.0) + DB_MARGIN_WEIGHT * final
     return 0.0
 
 
@@ -464,16 +512,22 @@ def alphabeta_search_endgame(
             if stats[STAT_ABORTED]:
                 break
             # A window just below the best so far, so that moves as good as it get an exact
-            # score and can share the random tie-break.
-            alpha = iteration_best - 1e-9
+            # score and can share the random tie-break; tried first with the null window up to
+            # the best (principal variation search), which a worse move fails low on cheaply.
+            alpha = iteration_best - SCOUT
             if contract.is_terminal(child):
                 score = terminal_score(child, me, 1)
-            elif contract.current_player(child) == me:
-                score = _negamax(stack, moves, keys, frames, table, age, killers, history, stats, 1, depth - 1, alpha, INFINITY, db, db_k)
             else:
-                score = -_negamax(
-                    stack, moves, keys, frames, table, age, killers, history, stats, 1, depth - 1, -INFINITY, -alpha, db, db_k
+                scout = iteration_best > -INFINITY
+                mover = contract.current_player(child) == me
+                score = _root_child(
+                    stack, moves, keys, frames, table, age, killers, history, stats, depth, alpha,
+                    iteration_best if scout else INFINITY, mover, db, db_k,
                 )
+                if scout and score >= iteration_best and not stats[STAT_ABORTED]:
+                    score = _root_child(
+                        stack, moves, keys, frames, table, age, killers, history, stats, depth, alpha, INFINITY, mover, db, db_k
+                    )
             if stats[STAT_ABORTED]:
                 break
             searched += 1

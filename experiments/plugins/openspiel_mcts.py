@@ -4,10 +4,12 @@
     arena run --game kalah --agents openspiel-mcts,mcts,alphabeta --move-time 0.05 \\
         --plugin experiments/plugins/openspiel_mcts.py --gauntlet --games 40
 
-(needs ``pip install open_spiel``, part of the ``bench`` and ``test`` extras). The adapter keeps
-no state between moves: for each move it replays our game's moves from the start into an
-OpenSpiel state, checking at every step that both engines agree on the legal moves (so a rule
-difference is an error, never a silent mismatch), and maps the bot's action back to our move id.
+(needs ``pip install open_spiel``, part of the ``bench`` and ``test`` extras). For each move the
+adapter replays our game's moves into an OpenSpiel state, checking at every step that both
+engines agree on the legal moves (so a rule difference is an error, never a silent mismatch),
+and maps the bot's action back to our move id. It keeps the last position it replayed (cleared
+by ``reset``) and replays only the moves since, so a move costs the same early and late in a
+game; the replay's time comes out of the move's budget, as an engine's overhead does.
 
 Move mapping:
 
@@ -20,8 +22,9 @@ Move mapping:
   OpenSpiel decision by the same player (the point shot), where ours is one compound move
   (``d2-d1xg1``): the bot then chooses the capture too. When a move may close a mill, the
   move's time is shared: ``SHOT_SHARE`` of it kept for the shot, the rest for the move, each
-  decision given at least ``MIN_SECONDS`` (OpenSpiel's ``MCTSBot`` crashes when its clock runs
-  out before its root has children).
+  decision given at least ``MIN_SECONDS`` (and, should the clock run out before the bot's root
+  has children, on which OpenSpiel's ``MCTSBot.step`` crashes, the few simulations that make
+  them).
 
 The budget is ``time`` seconds per move (the arena's ``--move-time`` replaces it), which the bot
 spends on simulations (``max_wall_clock_time``); ``simulations`` caps them instead when given
@@ -97,14 +100,23 @@ class OpenSpielMCTSAgent(Agent):
         if _spiel_game(game)[0] is None:
             raise ValueError(f"openspiel-mcts plays kalah (6 pits, 4 seeds) and nine-mens-morris, not {game.name} {dict(game.params)}")
 
+    def reset(self, seed: int | None = None) -> None:
+        self._last = None  # (game, seed, moves, our state, OpenSpiel's state) of the last replay
+        super().reset(seed)
+
     def _replay(self, state):
-        """OpenSpiel's state after our game's moves, checking the legal moves at every step."""
+        """OpenSpiel's state after our game's moves, checking the legal moves at every step; from
+        the last replayed position when this game continues it, else from the start."""
         if state.custom_start:
             raise ValueError("openspiel-mcts replays the game from its start: a set-up position has none")
         spiel_game, to_actions = _spiel_game(state.game)
-        replay = state.game.new_initial_state(state.seed)
-        spiel = spiel_game.new_initial_state()
-        for move in list(state.history) + [None]:
+        history = tuple(state.history)
+        last = self._last
+        if last is not None and last[:2] == (state.game, state.seed) and history[: len(last[2])] == last[2]:
+            done, replay, spiel = len(last[2]), last[3].copy(), last[4].clone()
+        else:
+            done, replay, spiel = 0, state.game.new_initial_state(state.seed), spiel_game.new_initial_state()
+        for move in history[done:] + (None,):
             ours = sorted(a for m in replay.legal_moves() for a in to_actions(replay, m)[:1])
             if sorted(set(ours)) != sorted(spiel.legal_actions()):
                 raise ValueError(
@@ -112,6 +124,7 @@ class OpenSpielMCTSAgent(Agent):
                     f"{replay.ply} plies (a rule difference)"
                 )
             if move is None:
+                self._last = (state.game, state.seed, history, replay, spiel.clone())
                 return spiel, to_actions
             for action in to_actions(replay, move):
                 spiel.apply_action(action)
@@ -132,21 +145,35 @@ class OpenSpielMCTSAgent(Agent):
             seconds if seconds else -1.0,
         )
 
+    def _decide(self, spiel, seconds, simulations, seed):
+        """The bot's action at ``spiel``. Its clock is checked between simulations, and the root's
+        children appear only at its second simulation: a clock that runs out first (a loaded
+        machine can take the whole budget between two simulations) leaves a root without children,
+        on which ``MCTSBot.step`` crashes the process. Searched through ``mcts_search`` instead,
+        such a root is searched again with the few simulations that expand it and no clock."""
+        root = self._bot(spiel.get_game(), seconds, simulations, seed).mcts_search(spiel)
+        if not root.children:
+            root = self._bot(spiel.get_game(), None, len(spiel.legal_actions()) + 2, seed).mcts_search(spiel)
+        return root.best_child().action
+
     def _select(self, state, limit):
+        start = time.perf_counter()  # the replay and the rest of the adapter's work count as the bot's time
         spiel, to_actions = self._replay(state)
         # The arena's --move-time comes as limit.time and replaces the agent's own budget.
         simulations = None if limit.time else limit.iterations or self.params["simulations"]
         seconds = limit.time or (None if simulations else self.DEFAULT_TIME)
-        start = time.perf_counter()
         seed = (self.seed + 7919 * state.ply) % 2**31  # one per move, from the agent's seed
         may_shoot = any(len(to_actions(state, m)) > 1 for m in state.legal_moves())
-        share = None if seconds is None else max(self.MIN_SECONDS, seconds * (1 - self.SHOT_SHARE if may_shoot else 1))
-        first = self._bot(spiel.get_game(), share, simulations, seed).step(spiel)
+        share = None
+        if seconds is not None:
+            left = seconds - (time.perf_counter() - start)
+            share = max(self.MIN_SECONDS, left - seconds * self.SHOT_SHARE if may_shoot else left)
+        first = self._decide(spiel, share, simulations, seed)
         candidates = [m for m in state.legal_moves() if to_actions(state, m)[0] == first]
         if len(candidates) > 1:  # a mill: the same player chooses the shot, with the time left
             spiel.apply_action(first)
             left = None if seconds is None else max(self.MIN_SECONDS, seconds - (time.perf_counter() - start))
-            second = self._bot(spiel.get_game(), left, simulations, seed + 1).step(spiel)
+            second = self._decide(spiel, left, simulations, seed + 1)
             candidates = [m for m in candidates if to_actions(state, m)[1:] == [second]]
             if not candidates:
                 raise ValueError(f"OpenSpiel's capture {second} is not one of ours here (a rule difference)")
