@@ -3,7 +3,8 @@ array allocations report to) around a search that grows its tree to about a mill
 
     python experiments/mcts_memory.py --game kalah --simulations 400000
 
-Prints the peak traced memory of the search, the records (tried and untried children) and nodes
+``--agent`` measures another ``mcts`` spec (``mcts:minimax=0.2`` keeps a float32 implicit minimax
+value beside each record). Prints the peak traced memory of the search, the records (tried and untried children) and nodes
 (tried children, one per simulation that made one) it ended with, and the bytes per each.
 """
 
@@ -15,7 +16,7 @@ import tracemalloc
 
 import numpy as np
 
-from board_arena import engines
+from board_arena import agents, engines
 from board_arena.agents.base import Limit
 from board_arena.agents.mcts import (
     COUNT_NODES,
@@ -35,17 +36,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="kalah", help="game spec (default kalah)")
     parser.add_argument("--simulations", type=int, default=400_000, help="simulations of the measured search")
+    parser.add_argument("--agent", default="mcts", help="the mcts spec whose settings search (default: the defaults)")
     args = parser.parse_args()
+    agent = agents.make_agent(args.agent, seed=0)
+    settings = agent.settings
     root = engines.make(args.game).new_initial_state(seed=0).data
     rng = rng_from_seed(0)
     room = contract.max_moves(root)
     dtype = NODE if contract.move_bound(root) <= 2**31 else WIDE_NODE  # as the agent chooses
 
     def search(simulations: int) -> np.ndarray:
-        """The ``mcts`` agent's search (``TreeSearchAgent._select``), c = 1.4; returns its counters."""
+        """The ``mcts`` agent's search (``MCTSAgent._grow``, one thread); returns its counters."""
+        values = np.empty(0, np.float32)
 
         def run(tree: np.ndarray, counters: np.ndarray, target: int, deadline: int) -> int:
-            return mcts_run(root, tree, counters, 1.4, target, deadline, rng)
+            if settings.alpha > 0.0 and len(values) < len(tree):
+                values.resize(len(tree), refcheck=False)
+            return mcts_run(root, tree, values, counters, settings, target, deadline, rng)
 
         return grow_tree(run, dtype, init_tree, Limit(iterations=simulations), simulations, room)[1]
 
@@ -58,7 +65,7 @@ def main() -> None:
     tracemalloc.stop()
     records, nodes = int(counters[COUNT_RECORDS]), int(counters[COUNT_NODES])
     print(
-        f"{args.game}: {counters[COUNT_SIMULATIONS]:,} simulations in {cpu:.2f} s CPU; {records:,} records "
+        f"{args.game}, {agent.spec}: {counters[COUNT_SIMULATIONS]:,} simulations in {cpu:.2f} s CPU; {records:,} records "
         f"({dtype.itemsize} bytes each), {nodes:,} nodes (tried children); peak {peak / 2**20:.1f} MiB: "
         f"{peak / records:.1f} bytes per record, {peak / nodes:.1f} bytes per node"
     )
