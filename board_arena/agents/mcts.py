@@ -297,6 +297,7 @@ def mcts_run(
     solver = settings.solver
     alpha = settings.alpha
     minimax = alpha > 0.0
+    plain = settings.evaluation == EVAL_ROLLOUT and not minimax
     done = 0
     while counters[COUNT_SIMULATIONS] < max_simulations and counters[COUNT_RECORDS] + width <= capacity:
         if deadline_ns != 0 and done & 31 == 1 and monotonic_ns() >= deadline_ns:
@@ -309,7 +310,7 @@ def mcts_run(
         path[0] = ROOT
         movers[0] = -1
         depth = 0
-        proved = False  # a terminal leaf was proven by this simulation
+        proved = False  # this simulation proved its leaf (a new one that ends the game)
         # Selection and expansion.
         while not contract.is_terminal(s):
             if tree[node]["children"] == NO_NODE:
@@ -321,10 +322,6 @@ def mcts_run(
                 contract.apply_move(s, tree[node]["move"])
                 depth += 1
                 path, movers = _push(path, movers, depth, node, mover)
-                if solver and contract.is_terminal(s):
-                    result = contract.outcome(s)
-                    tree[node]["total"] = _proven_total(result if mover == 0 else -result)
-                    proved = True
                 break
             node = _select_child(tree, values, node, c, alpha)
             contract.apply_move(s, tree[node]["move"])
@@ -338,9 +335,19 @@ def mcts_run(
         if exact != UNPROVEN:
             result = exact if movers[depth] == 0 else -exact
             heuristic = result
+        elif plain:  # the common case first, with no test that the playout makes anyway
+            plies = contract.random_playout(s, rng, moves)
+            result = contract.outcome(s)
+            heuristic = 0.0
+            if solver and plies == 0:  # the new leaf ends the game (older ones are proven)
+                tree[leaf]["total"] = _proven_total(result if movers[depth] == 0 else -result)
+                proved = True
         elif contract.is_terminal(s):
             result = contract.outcome(s)
             heuristic = result
+            if solver:
+                tree[leaf]["total"] = _proven_total(result if movers[depth] == 0 else -result)
+                proved = True
         else:
             heuristic = contract.heuristic(s) if minimax or settings.evaluation != EVAL_ROLLOUT else 0.0
             if settings.evaluation == EVAL_HEURISTIC:
