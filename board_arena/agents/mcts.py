@@ -192,6 +192,20 @@ def _proven_total(value):
 
 
 @kernel(inline="always")
+def _mark_proven(tree, node, depth, value):
+    """Marks ``node`` at ``depth`` proven with ``value`` (1, 0, -1; its mover's side, the root's
+    player to move's at the root) and returns True, except a loss or a draw at the root or one of
+    its children (returns False): those keep their means, so that the search goes on among
+    the root's moves and plays the one that resists longest or draws most surely against an
+    opponent who may err, instead of stopping with whichever move a perfect opponent beats.
+    Below them, proofs are kept whatever they are: the move choice never reads those means."""
+    if depth >= 2 or value == 1.0:
+        tree[node]["total"] = _proven_total(value)
+        return True
+    return False
+
+
+@kernel(inline="always")
 def _proof_of(tree, node):
     """The value of ``node`` for its player to move that its children prove (MCTS-Solver,
     Winands, Bjornsson and Saito 2008, with draws): a win if one child is a proven win for that
@@ -311,6 +325,7 @@ def mcts_run(
         movers[0] = -1
         depth = 0
         proved = False  # this simulation proved its leaf (a new one that ends the game)
+        lost = -1  # the player who is lost at the leaf, if it is a decided root child
         # Selection and expansion.
         while not contract.is_terminal(s):
             if tree[node]["children"] == NO_NODE:
@@ -323,7 +338,11 @@ def mcts_run(
                 depth += 1
                 path, movers = _push(path, movers, depth, node, mover)
                 break
-            node = _select_child(tree, values, node, c, alpha)
+            child = _select_child(tree, values, node, c, alpha)
+            if child == NO_NODE:  # a root child lost whatever its mover (an extra turn) plays
+                lost = mover  # see _mark_proven: it keeps its mean, and this simulation a loss
+                break
+            node = child
             contract.apply_move(s, tree[node]["move"])
             depth += 1
             path, movers = _push(path, movers, depth, node, mover)
@@ -335,19 +354,20 @@ def mcts_run(
         if exact != UNPROVEN:
             result = exact if movers[depth] == 0 else -exact
             heuristic = result
+        elif lost >= 0:
+            result = -1.0 if lost == 0 else 1.0
+            heuristic = result
         elif plain:  # the common case first, with no test that the playout makes anyway
             plies = contract.random_playout(s, rng, moves)
             result = contract.outcome(s)
             heuristic = 0.0
             if solver and plies == 0:  # the new leaf ends the game (older ones are proven)
-                tree[leaf]["total"] = _proven_total(result if movers[depth] == 0 else -result)
-                proved = True
+                proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
         elif contract.is_terminal(s):
             result = contract.outcome(s)
             heuristic = result
             if solver:
-                tree[leaf]["total"] = _proven_total(result if movers[depth] == 0 else -result)
-                proved = True
+                proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
         else:
             heuristic = contract.heuristic(s) if minimax or settings.evaluation != EVAL_ROLLOUT else 0.0
             if settings.evaluation == EVAL_HEURISTIC:
@@ -363,7 +383,7 @@ def mcts_run(
             value = _proof_of(tree, path[i])
             if value == UNPROVEN:
                 break
-            tree[path[i]]["total"] = _proven_total(value if i == 0 or movers[i] == movers[i + 1] else -value)
+            proved = _mark_proven(tree, path[i], i, value if i == 0 or movers[i] == movers[i + 1] else -value)
             i -= 1
         # Implicit minimax (Lanctot, Winands, Pepels and Sturtevant 2014): the leaf's heuristic,
         # then each node up the path the best of its children's, until one does not change.
