@@ -254,6 +254,15 @@ def test_two_threads_grow_two_trees():
     assert two.nodes == one.nodes + 1
 
 
+def test_threads_under_a_time_budget_each_search_the_whole_time():
+    """Under a clock budget every tree searches until the deadline; their roots merge into a legal
+    move (two roots: at least two nodes)."""
+    state = engines.make("kalah").new_initial_state()
+    agent = agents.make_agent("mcts:time=0.05,threads=2", seed=0)
+    assert agent.select_move(state) in state.legal_moves()
+    assert agent.last_search.simulations > 0 and agent.last_search.nodes >= 2
+
+
 # -- memory ----------------------------------------------------------------------------------
 
 

@@ -1,19 +1,46 @@
-"""``mcts``: UCT (Kocsis and Szepesvari 2006) with uniformly random rollouts.
+"""``mcts``: UCT (Kocsis and Szepesvari 2006) with random rollouts, MCTS-Solver, heuristic leaf
+evaluations with implicit minimax backups, and root parallelism.
 
 Each simulation descends the tree from the root by UCB1 (mean reward + ``c`` * sqrt(ln N / n)),
-tries one child for a move not tried yet (chosen uniformly at random), plays a random game to the
-end from there and backs the result up. A node's statistics are from the point of view of the
-player who made the move into it (whoever that was: an extra turn or a pass changes nothing), so
-the parent always maximises over its children. The move played is the most visited child, ties
-broken uniformly at random.
+tries one child for a move not tried yet (chosen uniformly at random), evaluates the new leaf and
+backs the result up. A node's statistics are from the point of view of the player who made the
+move into it (whoever that was: an extra turn or a pass changes nothing), so the parent always
+maximises over its children. The move played is the most visited child, ties broken uniformly at
+random. The parameters (see the README for the measurements behind each default):
+
+* ``solver`` (on): MCTS-Solver (Winands, Bjornsson and Saito 2008, "Monte-Carlo Tree Search
+  Solver"), with draws. A new leaf that ends the game is proven; a node is proven a win for its
+  player to move as soon as one child is, and proven at the best of its children's values once
+  every move is tried and proven (children and node values from their movers' sides, so Kalah's
+  extra turns need nothing more). Selection never enters a proven loss, scores a proven draw 0
+  without exploration, and a simulation that reaches a proven node backs up its exact value
+  without a rollout. A root with a proven win child plays it at once and stops
+  (``SearchInfo.exact``). A loss or a draw is not marked at the root or its children: there the
+  search goes on with their means (the proofs below stay), so a lost position is played for the
+  move a fallible opponent is likeliest to get wrong rather than the first one proven lost.
+* ``eval`` (``rollout``): the value of a new leaf: a uniformly random game to the end, the game's
+  ``heuristic`` (the one alpha-beta uses at its horizon, player 0's view in (-1, 1)), or
+  ``mix``: ``(1 - weight) rollout + weight heuristic``.
+* ``minimax`` (0: off): implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant 2014,
+  "Monte Carlo Tree Search with Heuristic Evaluations using Implicit Minimax Backups"): every
+  record also keeps the heuristic of its leaf backed up by minimax (a float32 array beside the
+  tree, 4 bytes a record, only when on), and selection uses ``(1 - minimax) mean + minimax
+  value``; the rollouts stay.
+* ``threads`` (1): root parallelism (Chaslot, Winands and van den Herik 2008): that many
+  independent trees, each in a thread of its own (the kernel releases the interpreter lock),
+  each with its own generator drawn from the agent's; the root children's visits are summed by
+  move and the most visited played. An iteration budget is shared between the trees, so the
+  search is reproducible for a seed and a thread count; a time budget gives each tree the whole
+  time. The default of 1 keeps tournaments that run a game per core fair.
 
 The tree is one array of 24-byte ``NODE`` records (32 bytes when move ids need 64 bits). A
 node's children are one contiguous block, made the first time a simulation passes through the
 node: a record per legal move, the tried ones first (trying a child swaps its move to the front of
 the untried part), so UCB1 is one loop over ``tree[children : children + tried]``. Records have
-no parent link: a simulation backs up along the path it selected. The array grows in place (see
-:func:`grow_tree`); the memory figures are in the README. Extensions (a solver's proven values, leaf
-evaluations, virtual loss) add fields to :func:`node_dtype` and steps to :func:`mcts_run`'s loop.
+no parent link: a simulation backs up along the path it selected. A proven value needs no field:
+it is kept in ``total`` as a value no sum of rewards reaches (+inf, -inf, nan: see
+:data:`PROVEN_WIN`). The array grows in place (see :func:`grow_tree`); the memory figures are in
+the README.
 """
 
 from __future__ import annotations
