@@ -39,8 +39,9 @@ def main() -> None:
     parser.add_argument("--agent", default="mcts", help="the mcts spec whose settings search (default: the defaults)")
     args = parser.parse_args()
     agent = agents.make_agent(args.agent, seed=0)
-    settings = agent.settings
-    root = engines.make(args.game).new_initial_state(seed=0).data
+    game = engines.make(args.game)
+    settings = agent.settings(game)
+    root = game.new_initial_state(seed=0).data
     rng = rng_from_seed(0)
     room = contract.max_moves(root)
     dtype = NODE if contract.move_bound(root) <= 2**31 else WIDE_NODE  # as the agent chooses

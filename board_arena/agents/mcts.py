@@ -61,7 +61,7 @@ from board_arena.agents.base import (
     SearchInfo,
     register_agent,
 )
-from board_arena.engines import Param, contract
+from board_arena.engines import Game, Param, contract
 from board_arena.engines._jit import (
     deadline_after,
     kernel,
@@ -598,7 +598,12 @@ def _run_in_threads(calls: list[Callable[[], object]]) -> list:
     return results
 
 
-#: The most trees one ``mcts`` search grows at once (``threads``).
+#: The default ``minimax`` weight of each game family where it was measured (the README's MCTS
+#: tables: against plain UCT at equal simulations and against OpenSpiel's MCTS at equal time);
+#: other games (and plugin games, whose heuristic nobody measured) search without it.
+MINIMAX_BY_FAMILY = {"mancala": 0.6, "morabaraba": 0.6}
+
+#: The most threads one ``mcts`` search grows at once (``threads``).
 MAX_THREADS = 64
 
 
@@ -613,8 +618,9 @@ class MCTSAgent(TreeSearchAgent):
         Param("eval", "rollout", "leaf evaluation: a random game to the end, the game's heuristic, or both mixed",
               choices=EVALUATIONS, effect="setting"),
         Param("weight", 0.5, "the heuristic's share of a leaf's value with eval=mix", low=0.0, high=1.0, effect="setting"),
-        Param("minimax", 0.0, "implicit minimax: the share of a child's backed-up heuristic value in "
-              "its selection score (Lanctot et al. 2014; 0: off)", low=0.0, high=1.0, effect="setting"),
+        Param("minimax", None, "implicit minimax: the share of a child's backed-up heuristic value in its "
+              "selection score (Lanctot et al. 2014; 0: off; default: the game family's measured best, "
+              "MINIMAX_BY_FAMILY, else 0)", low=0.0, high=1.0, kind=float, allow_none=True, effect="setting"),
         Param("threads", 1, "independent trees searched at once in threads, their root visits summed "
               "(root parallelism); an iterations budget is shared between them", low=1, high=MAX_THREADS, effect="work"),
     )
@@ -631,15 +637,15 @@ class MCTSAgent(TreeSearchAgent):
     def _node_dtype(self, state) -> np.dtype:
         return NODE if contract.move_bound(state.data) <= 2**31 else WIDE_NODE
 
-    @property
-    def settings(self) -> Settings:
-        """The search's :class:`Settings` from the agent's parameters."""
+    def settings(self, game: Game) -> Settings:
+        """The search's :class:`Settings` for ``game`` from the agent's parameters."""
         p = self.params
-        return Settings(float(p["c"]), bool(p["solver"]), EVALUATIONS.index(p["eval"]), float(p["weight"]), float(p["minimax"]))
+        minimax = p["minimax"] if p["minimax"] is not None else MINIMAX_BY_FAMILY.get(game.family, 0.0)
+        return Settings(float(p["c"]), bool(p["solver"]), EVALUATIONS.index(p["eval"]), float(p["weight"]), float(minimax))
 
     def _grow(self, state, limit: Limit, rng: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One tree searched to ``limit`` with generator ``rng``: (tree, counters)."""
-        settings = self.settings
+        settings = self.settings(state.game)
         data = state.data
         values = np.empty(0, np.float32)
 
