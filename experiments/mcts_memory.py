@@ -3,8 +3,8 @@ array allocations report to) around a search that grows its tree to about a mill
 
     python experiments/mcts_memory.py --game kalah --simulations 400000
 
-``--agent`` measures another ``mcts`` spec (``mcts:minimax=0.2`` keeps a float32 implicit minimax
-value beside each record). Prints the peak traced memory of the search, the records (tried and untried children) and nodes
+``--agent`` measures another ``mcts`` spec (``mcts:minimax=0`` the records without the implicit
+minimax value, which is on by default for Kalah). Prints the peak traced memory of the search, the records (tried and untried children) and nodes
 (tried children, one per simulation that made one) it ended with, and the bytes per each.
 """
 
@@ -22,8 +22,6 @@ from board_arena.agents.mcts import (
     COUNT_NODES,
     COUNT_RECORDS,
     COUNT_SIMULATIONS,
-    NODE,
-    WIDE_NODE,
     grow_tree,
     init_tree,
     mcts_run,
@@ -44,15 +42,14 @@ def main() -> None:
     root = game.new_initial_state(seed=0).data
     rng = rng_from_seed(0)
     room = contract.max_moves(root)
-    dtype = NODE if contract.move_bound(root) <= 2**31 else WIDE_NODE  # as the agent chooses
+    dtype = agent._node_dtype(game.new_initial_state(seed=0))  # as the agent chooses
 
     def search(simulations: int) -> np.ndarray:
         """The ``mcts`` agent's search (``MCTSAgent._grow``, one thread); returns its counters."""
-        values = np.empty(0, np.float32)
+        no_values = np.empty(0, np.float32)
 
         def run(tree: np.ndarray, counters: np.ndarray, target: int, deadline: int) -> int:
-            if settings.alpha > 0.0 and len(values) < len(tree):
-                values.resize(len(tree), refcheck=False)
+            values = tree["value"] if settings.alpha > 0.0 else no_values
             return mcts_run(root, tree, values, counters, settings, target, deadline, rng)
 
         return grow_tree(run, dtype, init_tree, Limit(iterations=simulations), simulations, room)[1]

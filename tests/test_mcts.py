@@ -14,10 +14,12 @@ from board_arena.agents.mcts import (
     COUNT_RECORDS,
     COUNT_SIMULATIONS,
     EVAL_MIX,
+    MINIMAX_NODE,
     NO_NODE,
     NODE,
     ROOT,
     UNPROVEN,
+    WIDE_MINIMAX_NODE,
     WIDE_NODE,
     Settings,
     _proven,
@@ -44,8 +46,8 @@ def exact_value(state) -> float:
 def search_tree(state, settings: Settings, simulations: int, seed: int = 0):
     """One ``mcts_run`` search from ``state`` in a tree large enough for it: (tree, values, counters)."""
     size = simulations * contract.max_moves(state.data) + 1
-    tree = np.empty(size, NODE)
-    values = np.zeros(size if settings.alpha > 0 else 0, np.float32)
+    tree = np.empty(size, MINIMAX_NODE if settings.alpha > 0 else NODE)
+    values = tree["value"] if settings.alpha > 0 else np.empty(0, np.float32)
     counters = np.zeros(4, np.int64)
     init_tree(tree, counters)
     mcts_run(state.data, tree, values, counters, settings, simulations, 0, rng_from_seed(seed))
@@ -267,9 +269,11 @@ def test_threads_under_a_time_budget_each_search_the_whole_time():
 
 
 def test_records_keep_their_size_and_proofs_live_in_the_total():
-    """A proven value takes no field of its own: the record stays 24 bytes (32 with 64-bit moves)."""
-    assert NODE.itemsize == 24 and WIDE_NODE.itemsize == 32
+    """A proven value takes no field of its own, and the implicit minimax value takes the half of
+    ``total`` that float32 frees: the record stays 24 bytes (32 with 64-bit moves)."""
+    assert NODE.itemsize == MINIMAX_NODE.itemsize == 24 and WIDE_NODE.itemsize == WIDE_MINIMAX_NODE.itemsize == 32
     assert set(NODE.names) == {"total", "visits", "children", "move", "legal", "tried"}
+    assert set(MINIMAX_NODE.names) == set(NODE.names) | {"value"}
     tree, _, counters = search_tree(KALAH_3_3.new_initial_state(), Settings(1.4, True, 0, 0.0, 0.0), 5000)
     proven = [node for node in range(int(counters[COUNT_RECORDS])) if not math.isfinite(tree[node]["total"])]
     assert proven and counters[COUNT_SIMULATIONS] <= 5000

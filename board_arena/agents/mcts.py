@@ -21,11 +21,12 @@ random. The parameters (see the README for the measurements behind each default)
 * ``eval`` (``rollout``): the value of a new leaf: a uniformly random game to the end, the game's
   ``heuristic`` (the one alpha-beta uses at its horizon, player 0's view in (-1, 1)), or
   ``mix``: ``(1 - weight) rollout + weight heuristic``.
-* ``minimax`` (0: off): implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant 2014,
+* ``minimax``: implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant 2014,
   "Monte Carlo Tree Search with Heuristic Evaluations using Implicit Minimax Backups"): every
-  record also keeps the heuristic of its leaf backed up by minimax (a float32 array beside the
-  tree, 4 bytes a record, only when on), and selection uses ``(1 - minimax) mean + minimax
-  value``; the rollouts stay.
+  record also keeps the heuristic of its leaf backed up by minimax (a float32 ``value`` field,
+  for which ``total`` narrows to float32: :func:`node_dtype`, the same 24 bytes), and selection
+  uses ``(1 - minimax) mean + minimax value``; the rollouts stay. On by default (0.6) for the
+  game families where it was measured to help (:data:`MINIMAX_BY_FAMILY`), off elsewhere.
 * ``threads`` (1): root parallelism (Chaslot, Winands and van den Herik 2008): that many
   independent trees, each in a thread of its own (the kernel releases the interpreter lock),
   each with its own generator drawn from the agent's; the root children's visits are summed by
@@ -71,12 +72,17 @@ from board_arena.engines._jit import (
 )
 
 
-def node_dtype(move_dtype: np.dtype) -> np.dtype:
+def node_dtype(move_dtype: np.dtype, minimax: bool = False) -> np.dtype:
     """The tree record of a game whose move ids fit ``move_dtype`` (24 bytes with int32 moves,
-    32 with int64)."""
+    32 with int64), with a float32 implicit minimax ``value`` when ``minimax`` (the same size:
+    ``total`` is then float32, exact for sums of rollout results up to 2**24 visits of a node;
+    beyond, and for heuristic rewards, rounded to 24 bits, far below what UCB1 tells apart)."""
+    total = [("total", np.float32), ("value", np.float32)] if minimax else [("total", np.float64)]
     return np.dtype(
         [
-            ("total", np.float64),  # sum of rewards for the player who made ``move`` (1 win, 0 draw, -1 loss)
+            # ``total``: sum of rewards for the player who made ``move`` (1 win, 0 draw, -1 loss)
+            # ``value``: the implicit minimax value for that player (see mcts_run)
+            *total,
             ("visits", np.int32),  # simulations through this node (0: a move not tried yet)
             ("children", np.int32),  # index of the first record of the child block, NO_NODE until expanded
             ("move", move_dtype),  # the move from the parent into this node
@@ -87,9 +93,12 @@ def node_dtype(move_dtype: np.dtype) -> np.dtype:
     )
 
 
-#: The record of games whose move ids fit 32 bits (all but Konane), and of the others.
+#: The record of games whose move ids fit 32 bits (all but Konane), and of the others; with the
+#: implicit minimax value.
 NODE = node_dtype(np.dtype(np.int32))
 WIDE_NODE = node_dtype(np.dtype(np.int64))
+MINIMAX_NODE = node_dtype(np.dtype(np.int32), minimax=True)
+WIDE_MINIMAX_NODE = node_dtype(np.dtype(np.int64), minimax=True)
 #: Child blocks count their records in uint16.
 MAX_BLOCK = 2**16 - 1
 NO_NODE = -1
@@ -319,8 +328,8 @@ def mcts_run(
     lock: independent trees search in threads of one process.
 
     tree: records of :func:`node_dtype`, grown by the caller between calls; values: float32, the
-    implicit minimax value of each record (``settings.alpha > 0``; as long as ``tree``, else
-    empty); counters: int64[N_COUNTERS], kept between calls. Each simulation selects by UCB1 from
+    implicit minimax value of each record (``settings.alpha > 0``: the view ``tree["value"]``,
+    else empty); counters: int64[N_COUNTERS], kept between calls. Each simulation selects by UCB1 from
     the root while the node has tried every child, tries one untried child (giving a node its
     child block the first time it is passed through), evaluates the new leaf (a random game, the
     heuristic or both) and backs the result up along the selection path (nodes have no parent
@@ -455,7 +464,9 @@ def grow_tree(
 
     The tree grows by half in place (``ndarray.resize``): numpy reallocates, and the C library
     moves a large block's pages (``mremap``) instead of copying them, so the peak is the new tree,
-    not the old one beside it, and a third of it at most is unused.
+    not the old one beside it, and a third of it at most is unused; under an iteration budget, by
+    no more than the remaining simulations need at the records per simulation so far, and a
+    tenth (another growth follows if that falls short).
     """
     iterations = limit.iterations
     deadline = deadline_after(limit.time)
@@ -470,7 +481,11 @@ def grow_tree(
         if counters[COUNT_SIMULATIONS] >= target or (deadline and monotonic_ns() >= deadline):
             break
         if len(tree) - counters[COUNT_RECORDS] < room:
-            tree.resize(len(tree) + max(len(tree) // 2, room), refcheck=False)  # nothing else refers to it
+            grow = len(tree) // 2
+            done, records = int(counters[COUNT_SIMULATIONS]), int(counters[COUNT_RECORDS])
+            if iterations and done:  # no more than the rest of the budget needs at the rate so far, and a tenth
+                grow = min(grow, (target - done) * records * 11 // (10 * done))
+            tree.resize(len(tree) + max(grow, room), refcheck=False)  # nothing else refers to it
         elif ran == 0:
             break  # nothing more can run (a hidden-world sampler that keeps failing)
     return tree, counters
@@ -635,7 +650,10 @@ class MCTSAgent(TreeSearchAgent):
         return width
 
     def _node_dtype(self, state) -> np.dtype:
-        return NODE if contract.move_bound(state.data) <= 2**31 else WIDE_NODE
+        narrow = contract.move_bound(state.data) <= 2**31
+        if self.settings(state.game).alpha > 0.0:
+            return MINIMAX_NODE if narrow else WIDE_MINIMAX_NODE
+        return NODE if narrow else WIDE_NODE
 
     def settings(self, game: Game) -> Settings:
         """The search's :class:`Settings` for ``game`` from the agent's parameters."""
@@ -647,11 +665,11 @@ class MCTSAgent(TreeSearchAgent):
         """One tree searched to ``limit`` with generator ``rng``: (tree, counters)."""
         settings = self.settings(state.game)
         data = state.data
-        values = np.empty(0, np.float32)
+        no_values = np.empty(0, np.float32)
 
         def run(tree, counters, target, deadline):
-            if settings.alpha > 0.0 and len(values) < len(tree):
-                values.resize(len(tree), refcheck=False)  # in place, as the tree grows
+            # The records' minimax values, viewed anew after each growth (which may move the tree).
+            values = tree["value"] if settings.alpha > 0.0 else no_values
             return mcts_run(data, tree, values, counters, settings, target, deadline, rng)
 
         room = self._records_per_simulation(state)
