@@ -545,8 +545,8 @@ def _seeds(rng: np.ndarray, n: int) -> list[int]:
 @dataclass
 class RootChild:
     """One legal move of the root, over all the trees of a search: visits and the sum of the
-    rewards (player to move's side) of the trees that have not proven it; its exact value (1, 0,
-    -1) if a tree proved it (a proof is exact, so trees never disagree)."""
+    rewards (player to move's side) of the trees that have not proven it; 1.0 if a tree proved it
+    a win (a proof is exact: no tree finds otherwise)."""
 
     move: int
     visits: int = 0
@@ -572,23 +572,16 @@ def merge_roots(trees: list[np.ndarray]) -> dict[int, RootChild]:
     return children
 
 
-def choose_root_child(children: dict[int, RootChild], legal: list[int], rng: np.ndarray) -> RootChild:
-    """The move to play: a proven win if any, else the most visited move that is not a proven
-    loss, ties broken uniformly at random (visit counts tie often in small searches, and the first
-    found would always favour the same moves); when every tried move is a proven loss, a move no
-    tree tried if any is left, else the most visited loss."""
+def choose_root_child(children: dict[int, RootChild], rng: np.ndarray) -> RootChild:
+    """The move to play: a proven win if any (the only proof a root child carries, see
+    :func:`_mark_proven`), else the most visited move, ties broken uniformly at random (visit
+    counts tie often in small searches, and the first found would always favour the same moves)."""
     wins = [child for child in children.values() if child.proven == 1.0]
     if wins:
         return max(wins, key=lambda child: child.visits)
-    open_ = [child for child in children.values() if child.proven != -1.0]
-    if open_:
-        most = max(child.visits for child in open_)
-        tied = [child for child in open_ if child.visits == most]
-        return tied[int(rng_below(rng, len(tied)))] if len(tied) > 1 else tied[0]
-    untried = [move for move in legal if move not in children]
-    if untried:
-        return RootChild(untried[0])
-    return max(children.values(), key=lambda child: child.visits)
+    most = max(child.visits for child in children.values())
+    tied = [child for child in children.values() if child.visits == most]
+    return tied[int(rng_below(rng, len(tied)))] if len(tied) > 1 else tied[0]
 
 
 def _run_in_threads(calls: list[Callable[[], object]]) -> list:
@@ -688,17 +681,11 @@ class MCTSAgent(TreeSearchAgent):
             rngs = [rng_from_seed(seed) for seed in _seeds(self.rng, threads)]
             searches = _run_in_threads([partial(self._grow, state, limits[t], rngs[t]) for t in range(threads)])
         trees = [tree for tree, _ in searches]
-        child = choose_root_child(merge_roots(trees), state.legal_moves(), self.rng)
-        root = [_proven(tree[ROOT]["total"]) for tree in trees]
-        exact = any(value != UNPROVEN for value in root)
-        if child.proven is not None:
-            value: float | None = child.proven
-        else:
-            value = child.total / child.visits if child.visits else None
+        child = choose_root_child(merge_roots(trees), self.rng)
         return SearchInfo(
             move=child.move,
-            value=value,
-            exact=exact,
+            value=child.proven if child.proven is not None else child.total / child.visits,
+            exact=child.proven is not None,  # a proven win child proves the root
             depth=max(int(counters[COUNT_MAX_DEPTH]) for _, counters in searches),
             nodes=sum(int(counters[COUNT_NODES]) for _, counters in searches),
             simulations=sum(int(counters[COUNT_SIMULATIONS]) for _, counters in searches),
