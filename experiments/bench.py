@@ -10,7 +10,8 @@ Sections, per game, from the start position:
   hand-written playout loop's rate (``reference_kalah_playouts``: the same games, written for
   Kalah alone; what the generic contract and engine cost);
 * ``mcts``: MCTS simulations per second (one random rollout per simulation, 20,000 simulations,
-  exploration constant 2 as OpenSpiel's default);
+  exploration constant 2 as OpenSpiel's default; plain UCT: ``solver=false,minimax=0``, as
+  OpenSpiel's bot is timed);
 * ``alphabeta``: alpha-beta nodes per second and the depth completed in 1 second;
 * ``sampler``: for games with hidden information (which ``mcts`` and ``alphabeta`` skip), the
   time to sample one hidden world consistent with a player's view (``sample_world``, once per
@@ -288,7 +289,10 @@ def tree_search_rates(case: Case, agent_name: str, repeats: int) -> tuple[float,
     OpenSpiel's ``MCTSBot``'s when it has the game, each repeat timing ours then theirs:
     ``(ours, theirs, median ratio)``, medians (None without OpenSpiel)."""
     state = engines.make(case.game, **case.params).new_initial_state(seed=0)
-    agent = agents.make_agent(f"{agent_name}:iterations={MCTS_SIMULATIONS},c={MCTS_C}", seed=0)
+    # Like for like with OpenSpiel's bot (random rollouts, no solver): ``mcts`` without its solver
+    # and implicit minimax, whose costs and gains the README measures apart.
+    plain = ",solver=false,minimax=0" if agent_name == "mcts" else ""
+    agent = agents.make_agent(f"{agent_name}:iterations={MCTS_SIMULATIONS},c={MCTS_C}{plain}", seed=0)
     agent.warm_up(state.game)
     seen = agent.observe(state, state.current_player)
     theirs = openspiel_mcts(case.openspiel) if case.openspiel else None

@@ -3,7 +3,8 @@ array allocations report to) around a search that grows its tree to about a mill
 
     python experiments/mcts_memory.py --game kalah --simulations 400000
 
-Prints the peak traced memory of the search, the records (tried and untried children) and nodes
+``--agent`` measures another ``mcts`` spec (``mcts:minimax=0`` the records without the implicit
+minimax value, which is on by default for Kalah). Prints the peak traced memory of the search, the records (tried and untried children) and nodes
 (tried children, one per simulation that made one) it ended with, and the bytes per each.
 """
 
@@ -15,14 +16,12 @@ import tracemalloc
 
 import numpy as np
 
-from board_arena import engines
+from board_arena import agents, engines
 from board_arena.agents.base import Limit
 from board_arena.agents.mcts import (
     COUNT_NODES,
     COUNT_RECORDS,
     COUNT_SIMULATIONS,
-    NODE,
-    WIDE_NODE,
     grow_tree,
     init_tree,
     mcts_run,
@@ -35,17 +34,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="kalah", help="game spec (default kalah)")
     parser.add_argument("--simulations", type=int, default=400_000, help="simulations of the measured search")
+    parser.add_argument("--agent", default="mcts", help="the mcts spec whose settings search (default: the defaults)")
     args = parser.parse_args()
-    root = engines.make(args.game).new_initial_state(seed=0).data
+    agent = agents.make_agent(args.agent, seed=0)
+    game = engines.make(args.game)
+    settings = agent.settings(game)
+    root = game.new_initial_state(seed=0).data
     rng = rng_from_seed(0)
     room = contract.max_moves(root)
-    dtype = NODE if contract.move_bound(root) <= 2**31 else WIDE_NODE  # as the agent chooses
+    dtype = agent._node_dtype(game.new_initial_state(seed=0))  # as the agent chooses
 
     def search(simulations: int) -> np.ndarray:
-        """The ``mcts`` agent's search (``TreeSearchAgent._select``), c = 1.4; returns its counters."""
+        """The ``mcts`` agent's search (``MCTSAgent._grow``, one thread); returns its counters."""
+        no_values = np.empty(0, np.float32)
 
         def run(tree: np.ndarray, counters: np.ndarray, target: int, deadline: int) -> int:
-            return mcts_run(root, tree, counters, 1.4, target, deadline, rng)
+            values = tree["value"] if settings.alpha > 0.0 else no_values
+            return mcts_run(root, tree, values, counters, settings, target, deadline, rng)
 
         return grow_tree(run, dtype, init_tree, Limit(iterations=simulations), simulations, room)[1]
 
@@ -58,7 +63,7 @@ def main() -> None:
     tracemalloc.stop()
     records, nodes = int(counters[COUNT_RECORDS]), int(counters[COUNT_NODES])
     print(
-        f"{args.game}: {counters[COUNT_SIMULATIONS]:,} simulations in {cpu:.2f} s CPU; {records:,} records "
+        f"{args.game}, {agent.spec}: {counters[COUNT_SIMULATIONS]:,} simulations in {cpu:.2f} s CPU; {records:,} records "
         f"({dtype.itemsize} bytes each), {nodes:,} nodes (tried children); peak {peak / 2**20:.1f} MiB: "
         f"{peak / records:.1f} bytes per record, {peak / nodes:.1f} bytes per node"
     )

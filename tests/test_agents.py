@@ -22,6 +22,7 @@ from board_arena.agents.mcts import (
     NO_NODE,
     NODE,
     ROOT,
+    UCT,
     grow_tree,
     init_tree,
     mcts_run,
@@ -80,7 +81,7 @@ def test_specs_make_agents_with_typed_parameters():
     "spec,message",
     [
         ("mtcs", "unknown agent 'mtcs'; available: random, greedy, minimax, alphabeta, mcts, pimc, ismcts, cheat, td-kalah"),
-        ("mcts:iters=5", "mcts has no parameter 'iters'; parameters: iterations, time, c"),
+        ("mcts:iters=5", "mcts has no parameter 'iters'; parameters: iterations, time, c, solver, eval, weight, minimax, threads"),
         ("mcts:iterations=0", "iterations=0 is out of range"),
         ("mcts:iterations=lots", "iterations='lots' is not valid"),
         ("alphabeta:depth", "bad parameter 'depth'"),
@@ -408,7 +409,7 @@ def test_mcts_tree_blocks_hold_each_legal_move_once_and_add_up_visits(name):
     room = contract.max_moves(root.data)
 
     def run(tree, counters, target, deadline):
-        return mcts_run(root.data, tree, counters, 1.4, target, deadline, rng)
+        return mcts_run(root.data, tree, np.empty(0, np.float32), counters, UCT, target, deadline, rng)
 
     simulations = 3000
     tree, counters = grow_tree(run, NODE, init_tree, Limit(iterations=simulations), simulations, room)

@@ -1,26 +1,56 @@
-"""``mcts``: UCT (Kocsis and Szepesvari 2006) with uniformly random rollouts.
+"""``mcts``: UCT (Kocsis and Szepesvari 2006) with random rollouts, MCTS-Solver, heuristic leaf
+evaluations with implicit minimax backups, and root parallelism.
 
 Each simulation descends the tree from the root by UCB1 (mean reward + ``c`` * sqrt(ln N / n)),
-tries one child for a move not tried yet (chosen uniformly at random), plays a random game to the
-end from there and backs the result up. A node's statistics are from the point of view of the
-player who made the move into it (whoever that was: an extra turn or a pass changes nothing), so
-the parent always maximises over its children. The move played is the most visited child, ties
-broken uniformly at random.
+tries one child for a move not tried yet (chosen uniformly at random), evaluates the new leaf and
+backs the result up. A node's statistics are from the point of view of the player who made the
+move into it (whoever that was: an extra turn or a pass changes nothing), so the parent always
+maximises over its children. The move played is the most visited child, ties broken uniformly at
+random. The parameters (see the README for the measurements behind each default):
+
+* ``solver`` (on): MCTS-Solver (Winands, Bjornsson and Saito 2008, "Monte-Carlo Tree Search
+  Solver"), with draws. A new leaf that ends the game is proven; a node is proven a win for its
+  player to move as soon as one child is, and proven at the best of its children's values once
+  every move is tried and proven (children and node values from their movers' sides, so Kalah's
+  extra turns need nothing more). Selection never enters a proven loss, scores a proven draw 0
+  without exploration, and a simulation that reaches a proven node backs up its exact value
+  without a rollout. A root with a proven win child plays it at once and stops
+  (``SearchInfo.exact``). A loss or a draw is not marked at the root or its children: there the
+  search goes on with their means (the proofs below stay), so a lost position is played for the
+  move a fallible opponent is likeliest to get wrong rather than the first one proven lost.
+* ``eval`` (``rollout``): the value of a new leaf: a uniformly random game to the end, the game's
+  ``heuristic`` (the one alpha-beta uses at its horizon, player 0's view in (-1, 1)), or
+  ``mix``: ``(1 - weight) rollout + weight heuristic``.
+* ``minimax``: implicit minimax backups (Lanctot, Winands, Pepels and Sturtevant 2014,
+  "Monte Carlo Tree Search with Heuristic Evaluations using Implicit Minimax Backups"): every
+  record also keeps the heuristic of its leaf backed up by minimax (a float32 ``value`` field,
+  for which ``total`` narrows to float32: :func:`node_dtype`, the same 24 bytes), and selection
+  uses ``(1 - minimax) mean + minimax value``; the rollouts stay. On by default (0.6) for the
+  game families where it was measured to help (:data:`MINIMAX_BY_FAMILY`), off elsewhere.
+* ``threads`` (1): root parallelism (Chaslot, Winands and van den Herik 2008): that many
+  independent trees, each in a thread of its own (the kernel releases the interpreter lock),
+  each with its own generator drawn from the agent's; the root children's visits are summed by
+  move and the most visited played. An iteration budget is shared between the trees, so the
+  search is reproducible for a seed and a thread count; a time budget gives each tree the whole
+  time. The default of 1 keeps tournaments that run a game per core fair.
 
 The tree is one array of 24-byte ``NODE`` records (32 bytes when move ids need 64 bits). A
 node's children are one contiguous block, made the first time a simulation passes through the
 node: a record per legal move, the tried ones first (trying a child swaps its move to the front of
 the untried part), so UCB1 is one loop over ``tree[children : children + tried]``. Records have
-no parent link: a simulation backs up along the path it selected. The array grows in place (see
-:func:`grow_tree`); the memory figures are in the README. Extensions (a solver's proven values, leaf
-evaluations, virtual loss) add fields to :func:`node_dtype` and steps to :func:`mcts_run`'s loop.
+no parent link: a simulation backs up along the path it selected. A proven value needs no field:
+it is kept in ``total`` as a value no sum of rewards reaches (+inf, -inf, nan: see
+:data:`PROVEN_WIN`). The array grows in place (see :func:`grow_tree`); the memory figures are in
+the README.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
-from typing import Callable, ClassVar
+import threading
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Callable, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -32,16 +62,27 @@ from board_arena.agents.base import (
     SearchInfo,
     register_agent,
 )
-from board_arena.engines import Param, contract
-from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
+from board_arena.engines import Game, Param, contract
+from board_arena.engines._jit import (
+    deadline_after,
+    kernel,
+    monotonic_ns,
+    rng_below,
+    rng_from_seed,
+)
 
 
-def node_dtype(move_dtype: np.dtype) -> np.dtype:
+def node_dtype(move_dtype: np.dtype, minimax: bool = False) -> np.dtype:
     """The tree record of a game whose move ids fit ``move_dtype`` (24 bytes with int32 moves,
-    32 with int64)."""
+    32 with int64), with a float32 implicit minimax ``value`` when ``minimax`` (the same size:
+    ``total`` is then float32, exact for sums of rollout results up to 2**24 visits of a node;
+    beyond, and for heuristic rewards, rounded to 24 bits, far below what UCB1 tells apart)."""
+    total = [("total", np.float32), ("value", np.float32)] if minimax else [("total", np.float64)]
     return np.dtype(
         [
-            ("total", np.float64),  # sum of rewards for the player who made ``move`` (1 win, 0 draw, -1 loss)
+            # ``total``: sum of rewards for the player who made ``move`` (1 win, 0 draw, -1 loss)
+            # ``value``: the implicit minimax value for that player (see mcts_run)
+            *total,
             ("visits", np.int32),  # simulations through this node (0: a move not tried yet)
             ("children", np.int32),  # index of the first record of the child block, NO_NODE until expanded
             ("move", move_dtype),  # the move from the parent into this node
@@ -52,9 +93,12 @@ def node_dtype(move_dtype: np.dtype) -> np.dtype:
     )
 
 
-#: The record of games whose move ids fit 32 bits (all but Konane), and of the others.
+#: The record of games whose move ids fit 32 bits (all but Konane), and of the others; with the
+#: implicit minimax value.
 NODE = node_dtype(np.dtype(np.int32))
 WIDE_NODE = node_dtype(np.dtype(np.int64))
+MINIMAX_NODE = node_dtype(np.dtype(np.int32), minimax=True)
+WIDE_MINIMAX_NODE = node_dtype(np.dtype(np.int64), minimax=True)
 #: Child blocks count their records in uint16.
 MAX_BLOCK = 2**16 - 1
 NO_NODE = -1
@@ -115,20 +159,117 @@ def _try_child(tree, node, rng):
 
 
 @kernel(inline="always")
-def _ucb_child(tree, node, c):
-    """The tried child maximising UCB1, mean + c sqrt(ln N) sqrt(1 / n): one pass over the
-    contiguous tried part of the block, c sqrt(ln N) computed once. Every tried child has a visit
-    (a simulation created it); ties go to the first found, and children are tried in random order."""
+def _select_child(tree, values, node, c, alpha):
+    """The tried child of ``node`` maximising UCB1, mean + c sqrt(ln N) sqrt(1 / n), where the
+    mean is ``(1 - alpha) mean + alpha values[child]`` with implicit minimax (``alpha > 0``): one
+    pass over the contiguous tried part of the block, c sqrt(ln N) computed once. A proven child
+    (its ``total`` not finite, see :func:`_proven`) counts its exact value: a proven loss is
+    never chosen, a proven draw scores 0 with no exploration bonus (visiting it teaches nothing:
+    it is chosen when every unproven child looks worse than a draw), a proven win is chosen at
+    once. Every tried child has a
+    visit (a simulation created it); ties go to the first found, and children are tried in random
+    order. NO_NODE when every tried child is a proven loss."""
     explore = c * math.sqrt(math.log(tree[node]["visits"]))  # c sqrt(ln N), once per level
     first = tree[node]["children"]
     best = NO_NODE
     best_score = -np.inf
     for child in range(first, first + np.int64(tree[node]["tried"])):
         inverse = 1.0 / np.float64(tree[child]["visits"])  # one division per child
-        score = tree[child]["total"] * inverse + explore * math.sqrt(inverse)
+        total = tree[child]["total"]
+        if math.isfinite(total):  # always so without the solver
+            mean = total * inverse
+            if alpha > 0.0:
+                mean = (1.0 - alpha) * mean + alpha * np.float64(values[child])
+        elif total < 0.0:
+            continue
+        elif total > 0.0:
+            return child
+        else:
+            mean = 0.0
+            inverse = 0.0  # nothing left to learn there: no exploration bonus
+        score = mean + explore * math.sqrt(inverse)
         if score > best_score:
             best_score = score
             best = child
+    return best
+
+
+#: How a proven result is kept in a record's ``total``, from the point of view of the player who
+#: made the move into the node: the values no sum of finite rewards can reach, so a proven node
+#: needs no field of its own and the backup's additions leave it as it is (inf + x = inf,
+#: nan + x = nan). The root's is from the point of view of its player to move.
+PROVEN_WIN = np.inf
+PROVEN_LOSS = -np.inf
+PROVEN_DRAW = np.nan
+#: What :func:`_proof_of` returns for a node whose children do not decide it yet.
+UNPROVEN = 2.0
+
+
+@kernel(inline="always")
+def _proven(total):
+    """The exact value (1, 0, -1) that a record's ``total`` holds, or UNPROVEN."""
+    if math.isfinite(total):
+        return UNPROVEN
+    if total > 0.0:
+        return 1.0
+    if total < 0.0:
+        return -1.0
+    return 0.0
+
+
+@kernel(inline="always")
+def _proven_total(value):
+    """The ``total`` that marks a node proven with ``value`` (1, 0, -1)."""
+    if value > 0.0:
+        return PROVEN_WIN
+    if value < 0.0:
+        return PROVEN_LOSS
+    return PROVEN_DRAW
+
+
+@kernel(inline="always")
+def _mark_proven(tree, node, depth, value):
+    """Marks ``node`` at ``depth`` proven with ``value`` (1, 0, -1; its mover's side, the root's
+    player to move's at the root) and returns True, except a loss or a draw at the root or one of
+    its children (returns False): those keep their means, so that the search goes on among
+    the root's moves and plays the one that resists longest or draws most surely against an
+    opponent who may err, instead of stopping with whichever move a perfect opponent beats.
+    Below them, proofs are kept whatever they are: the move choice never reads those means."""
+    if depth >= 2 or value == 1.0:
+        tree[node]["total"] = _proven_total(value)
+        return True
+    return False
+
+
+@kernel(inline="always")
+def _proof_of(tree, node):
+    """The value of ``node`` for its player to move that its children prove (MCTS-Solver,
+    Winands, Bjornsson and Saito 2008, with draws): a win if one child is a proven win for that
+    player (the mover of every child), else the best of the children's values once every legal
+    move is tried and proven; UNPROVEN otherwise."""
+    first = tree[node]["children"]
+    tried = np.int64(tree[node]["tried"])
+    best = -1.0
+    decided = tried == np.int64(tree[node]["legal"])
+    for child in range(first, first + tried):
+        value = _proven(tree[child]["total"])
+        if value == 1.0:
+            return 1.0
+        if value == UNPROVEN:
+            decided = False
+        elif value > best:
+            best = value
+    return best if decided else UNPROVEN
+
+
+@kernel(inline="always")
+def _best_of_children(tree, values, node):
+    """The implicit minimax value of ``node`` for its player to move: the best ``values`` of its
+    tried children (each from that player's side)."""
+    first = tree[node]["children"]
+    best = -np.inf
+    for child in range(first, first + np.int64(tree[node]["tried"])):
+        best = max(best, np.float64(values[child]))
     return best
 
 
@@ -148,19 +289,53 @@ def _push(path, movers, depth, node, mover):
     return path, movers
 
 
-@kernel
+#: Leaf evaluations (``eval``): the result of a random game to the end, the game's heuristic of
+#: the new leaf, or ``(1 - weight) rollout + weight heuristic``.
+EVAL_ROLLOUT = 0
+EVAL_HEURISTIC = 1
+EVAL_MIX = 2
+EVALUATIONS = ("rollout", "heuristic", "mix")
+
+
+class Settings(NamedTuple):
+    """What a search does with its simulations (the ``mcts`` parameters of the same names)."""
+
+    c: float  # UCB1 exploration constant
+    solver: bool  # prove results and back them up (MCTS-Solver)
+    evaluation: int  # EVAL_ROLLOUT, EVAL_HEURISTIC or EVAL_MIX
+    weight: float  # the heuristic's share of a leaf's value under EVAL_MIX
+    alpha: float  # the implicit minimax value's share of a child's mean in selection (0: none)
+
+
+#: Plain UCT, the search that the tree layout was measured with.
+UCT = Settings(1.4, False, EVAL_ROLLOUT, 0.0, 0.0)
+
+
+@kernel(nogil=True)
 def mcts_run(
-    root: np.void, tree: np.ndarray, counters: np.ndarray, c: float, max_simulations: int, deadline_ns: int, rng: np.ndarray
+    root: np.void,
+    tree: np.ndarray,
+    values: np.ndarray,
+    counters: np.ndarray,
+    settings: Settings,
+    max_simulations: int,
+    deadline_ns: int,
+    rng: np.ndarray,
 ) -> int:
     """Runs simulations from ``root`` into ``tree`` until ``max_simulations`` in all, the
-    ``deadline_ns`` (``monotonic_ns``; 0: none) or a tree without room for one more child block;
-    returns the simulations run now.
+    ``deadline_ns`` (``monotonic_ns``; 0: none), a tree without room for one more child block or
+    (with the solver) a proven root; returns the simulations run now. Releases the interpreter
+    lock: independent trees search in threads of one process.
 
-    tree: records of :func:`node_dtype`, grown by the caller between calls; counters: int64[N_COUNTERS], kept
-    between calls. Each simulation selects by UCB1 from the root while the node has tried every
-    child, tries one untried child (giving a node its child block the first time it is passed
-    through), plays a random game from there and backs the result up along the selection path
-    (nodes have no parent links: the path holds the nodes and who moved into each).
+    tree: records of :func:`node_dtype`, grown by the caller between calls; values: float32, the
+    implicit minimax value of each record (``settings.alpha > 0``: the view ``tree["value"]``,
+    else empty); counters: int64[N_COUNTERS], kept between calls. Each simulation selects by UCB1 from
+    the root while the node has tried every child, tries one untried child (giving a node its
+    child block the first time it is passed through), evaluates the new leaf (a random game, the
+    heuristic or both) and backs the result up along the selection path (nodes have no parent
+    links: the path holds the nodes and who moved into each). With the solver, a terminal leaf
+    is proven, a proof climbs the path while the children decide the parent, and a simulation
+    that selects a proven node backs up its exact value without evaluating anything.
     """
     work = contract.new_states(root, 1)
     width = contract.max_moves(root)
@@ -168,16 +343,25 @@ def mcts_run(
     path = np.empty(64, np.int32)
     movers = np.empty(64, np.int8)
     capacity = len(tree)
+    c = settings.c
+    solver = settings.solver
+    alpha = settings.alpha
+    minimax = alpha > 0.0
+    plain = settings.evaluation == EVAL_ROLLOUT and not minimax
     done = 0
     while counters[COUNT_SIMULATIONS] < max_simulations and counters[COUNT_RECORDS] + width <= capacity:
         if deadline_ns != 0 and done & 31 == 1 and monotonic_ns() >= deadline_ns:
             break
+        if solver and not math.isfinite(tree[ROOT]["total"]):
+            break  # the root is proven: nothing left to search
         work[0] = root
         s = work[0]
         node = ROOT
         path[0] = ROOT
         movers[0] = -1
         depth = 0
+        proved = False  # this simulation proved its leaf (a new one that ends the game)
+        lost = -1  # the player who is lost at the leaf, if it is a decided root child
         # Selection and expansion.
         while not contract.is_terminal(s):
             if tree[node]["children"] == NO_NODE:
@@ -190,13 +374,64 @@ def mcts_run(
                 depth += 1
                 path, movers = _push(path, movers, depth, node, mover)
                 break
-            node = _ucb_child(tree, node, c)
+            child = _select_child(tree, values, node, c, alpha)
+            if child == NO_NODE:  # a root child lost whatever its mover (an extra turn) plays
+                lost = mover  # see _mark_proven: it keeps its mean, and this simulation a loss
+                break
+            node = child
             contract.apply_move(s, tree[node]["move"])
             depth += 1
             path, movers = _push(path, movers, depth, node, mover)
-        # Rollout, then back up along the path, each node from its mover's side.
-        contract.random_playout(s, rng, moves)
-        result = contract.outcome(s)  # player 0's
+            if solver and not math.isfinite(tree[node]["total"]):
+                break
+        # Evaluation: a proven leaf's exact value, else the rollout, the heuristic or both.
+        leaf = path[depth]
+        exact = _proven(tree[leaf]["total"]) if solver else UNPROVEN
+        if exact != UNPROVEN:
+            result = exact if movers[depth] == 0 else -exact
+            heuristic = result
+        elif lost >= 0:
+            result = -1.0 if lost == 0 else 1.0
+            heuristic = result
+        elif plain:  # the common case first, with no test that the playout makes anyway
+            plies = contract.random_playout(s, rng, moves)
+            result = contract.outcome(s)
+            heuristic = 0.0
+            if solver and plies == 0:  # the new leaf ends the game (older ones are proven)
+                proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
+        elif contract.is_terminal(s):
+            result = contract.outcome(s)
+            heuristic = result
+            if solver:
+                proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
+        else:
+            heuristic = contract.heuristic(s) if minimax or settings.evaluation != EVAL_ROLLOUT else 0.0
+            if settings.evaluation == EVAL_HEURISTIC:
+                result = heuristic
+            else:
+                contract.random_playout(s, rng, moves)
+                result = contract.outcome(s)  # player 0's
+                if settings.evaluation == EVAL_MIX:
+                    result = (1.0 - settings.weight) * result + settings.weight * heuristic
+        # A proof climbs while the children of the next node up decide it.
+        i = depth - 1
+        while proved and i >= 0:
+            value = _proof_of(tree, path[i])
+            if value == UNPROVEN:
+                break
+            proved = _mark_proven(tree, path[i], i, value if i == 0 or movers[i] == movers[i + 1] else -value)
+            i -= 1
+        # Implicit minimax (Lanctot, Winands, Pepels and Sturtevant 2014): the leaf's heuristic,
+        # then each node up the path the best of its children's, until one does not change.
+        if minimax:
+            values[leaf] = heuristic if movers[depth] == 0 else -heuristic
+            for i in range(depth - 1, 0, -1):
+                best = _best_of_children(tree, values, path[i])
+                value = np.float32(best if movers[i] == movers[i + 1] else -best)
+                if values[path[i]] == value:
+                    break
+                values[path[i]] = value
+        # Back up, each node from its mover's side (a proven total stays as it is).
         for i in range(depth + 1):
             record = tree[path[i]]
             record["visits"] += 1
@@ -205,24 +440,6 @@ def mcts_run(
         counters[COUNT_MAX_DEPTH] = max(counters[COUNT_MAX_DEPTH], depth)
         done += 1
     return done
-
-
-@kernel
-def most_visited_child(tree: np.ndarray, rng: np.ndarray) -> int:
-    """The root child with the most visits, ties broken uniformly at random."""
-    best = NO_NODE
-    best_visits = -1
-    ties = 0
-    first = tree[ROOT]["children"]
-    for child in range(first, first + np.int64(tree[ROOT]["tried"])):
-        visits = tree[child]["visits"]
-        if visits > best_visits:
-            best, best_visits, ties = child, visits, 1
-        elif visits == best_visits:
-            ties += 1
-            if rng_below(rng, ties) == 0:
-                best = child
-    return best
 
 
 #: Records allocated at first; the tree grows whenever it fills, so a large or time-limited
@@ -247,7 +464,9 @@ def grow_tree(
 
     The tree grows by half in place (``ndarray.resize``): numpy reallocates, and the C library
     moves a large block's pages (``mremap``) instead of copying them, so the peak is the new tree,
-    not the old one beside it, and a third of it at most is unused.
+    not the old one beside it, and a third of it at most is unused; under an iteration budget, by
+    no more than the remaining simulations need at the records per simulation so far, and a
+    tenth (another growth follows if that falls short).
     """
     iterations = limit.iterations
     deadline = deadline_after(limit.time)
@@ -262,7 +481,11 @@ def grow_tree(
         if counters[COUNT_SIMULATIONS] >= target or (deadline and monotonic_ns() >= deadline):
             break
         if len(tree) - counters[COUNT_RECORDS] < room:
-            tree.resize(len(tree) + max(len(tree) // 2, room), refcheck=False)  # nothing else refers to it
+            grow = len(tree) // 2
+            done, records = int(counters[COUNT_SIMULATIONS]), int(counters[COUNT_RECORDS])
+            if iterations and done:  # no more than the rest of the budget needs at the rate so far, and a tenth
+                grow = min(grow, (target - done) * records * 11 // (10 * done))
+            tree.resize(len(tree) + max(grow, room), refcheck=False)  # nothing else refers to it
         elif ran == 0:
             break  # nothing more can run (a hidden-world sampler that keeps failing)
     return tree, counters
@@ -277,7 +500,7 @@ class TreeSearchAgent(Agent):
     BEST: ClassVar[Callable[..., int]]
     NODE_DTYPE: ClassVar[np.dtype]
 
-    PARAMS = (
+    PARAMS: ClassVar[tuple[Param, ...]] = (
         replace(ITERATIONS, doc="simulations per move (10,000 when neither iterations nor time is given)"),
         TIME,
         Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0, effect="setting"),
@@ -314,20 +537,104 @@ class TreeSearchAgent(Agent):
         )
 
 
-@kernel
-def most_visited_root_child(root: np.void, tree: np.ndarray, rng: np.ndarray) -> int:
-    """``most_visited_child`` with the search's signature (the root state is not needed)."""
-    return most_visited_child(tree, rng)
+def _seeds(rng: np.ndarray, n: int) -> list[int]:
+    """``n`` seeds drawn from the agent's generator, one for each tree of a root-parallel search."""
+    return [int(rng_below(rng, 2**32 - 1)) for _ in range(n)]
+
+
+@dataclass
+class RootChild:
+    """One legal move of the root, over all the trees of a search: visits and the sum of the
+    rewards (player to move's side) of the trees that have not proven it; 1.0 if a tree proved it
+    a win (a proof is exact: no tree finds otherwise)."""
+
+    move: int
+    visits: int = 0
+    total: float = 0.0
+    proven: float | None = None
+
+
+def merge_roots(trees: list[np.ndarray]) -> dict[int, RootChild]:
+    """The root children of ``trees`` (searches of the same position), by move."""
+    children: dict[int, RootChild] = {}
+    for tree in trees:
+        first = int(tree[ROOT]["children"])
+        if first == NO_NODE:
+            continue
+        for record in tree[first : first + int(tree[ROOT]["tried"])]:
+            child = children.setdefault(int(record["move"]), RootChild(int(record["move"])))
+            child.visits += int(record["visits"])
+            total = float(record["total"])
+            if math.isfinite(total):
+                child.total += total
+            else:
+                child.proven = float(_proven(total))
+    return children
+
+
+def choose_root_child(children: dict[int, RootChild], rng: np.ndarray) -> RootChild:
+    """The move to play: a proven win if any (the only proof a root child carries, see
+    :func:`_mark_proven`), else the most visited move, ties broken uniformly at random (visit
+    counts tie often in small searches, and the first found would always favour the same moves)."""
+    wins = [child for child in children.values() if child.proven == 1.0]
+    if wins:
+        return max(wins, key=lambda child: child.visits)
+    most = max(child.visits for child in children.values())
+    tied = [child for child in children.values() if child.visits == most]
+    return tied[int(rng_below(rng, len(tied)))] if len(tied) > 1 else tied[0]
+
+
+def _run_in_threads(calls: list[Callable[[], object]]) -> list:
+    """The results of ``calls``, each run in a thread of its own (kernels that release the
+    interpreter lock run at once); the first error is raised once every thread has ended."""
+    results: list = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def work(i: int) -> None:
+        try:
+            results[i] = calls[i]()
+        except BaseException as error:  # noqa: BLE001 - raised in the caller's thread
+            errors.append(error)
+
+    workers = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(len(calls))]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+#: The default ``minimax`` weight of each game family where it was measured (the README's MCTS
+#: tables: against plain UCT at equal simulations and against OpenSpiel's MCTS at equal time);
+#: other games (and plugin games, whose heuristic nobody measured) search without it.
+MINIMAX_BY_FAMILY = {"mancala": 0.6, "morabaraba": 0.6}
+
+#: The most threads one ``mcts`` search grows at once (``threads``).
+MAX_THREADS = 64
 
 
 @register_agent
 class MCTSAgent(TreeSearchAgent):
     name = "mcts"
-    summary = "UCT with random rollouts, move by visit count"
+    summary = "UCT with random rollouts, MCTS-Solver, heuristic leaves, root parallelism; move by visit count"
+    PARAMS = (
+        *TreeSearchAgent.PARAMS,
+        Param("solver", True, "prove wins, losses and draws and back them up (MCTS-Solver); "
+              "a proven win is played, a proven root stops the search", effect="setting"),
+        Param("eval", "rollout", "leaf evaluation: a random game to the end, the game's heuristic, or both mixed",
+              choices=EVALUATIONS, effect="setting"),
+        Param("weight", 0.5, "the heuristic's share of a leaf's value with eval=mix", low=0.0, high=1.0, effect="setting"),
+        Param("minimax", None, "implicit minimax: the share of a child's backed-up heuristic value in its "
+              "selection score (Lanctot et al. 2014; 0: off; default: the game family's measured best, "
+              "MINIMAX_BY_FAMILY, else 0)", low=0.0, high=1.0, kind=float, allow_none=True, effect="setting"),
+        Param("threads", 1, "independent trees searched at once in threads, their root visits summed "
+              "(root parallelism); an iterations budget is shared between them", low=1, high=MAX_THREADS, effect="work"),
+    )
     NODE_DTYPE = NODE
     RUN = mcts_run
     INIT = init_tree
-    BEST = most_visited_root_child
 
     def _records_per_simulation(self, state) -> int:
         width = contract.max_moves(state.data)  # one child block
@@ -336,4 +643,50 @@ class MCTSAgent(TreeSearchAgent):
         return width
 
     def _node_dtype(self, state) -> np.dtype:
-        return NODE if contract.move_bound(state.data) <= 2**31 else WIDE_NODE
+        narrow = contract.move_bound(state.data) <= 2**31
+        if self.settings(state.game).alpha > 0.0:
+            return MINIMAX_NODE if narrow else WIDE_MINIMAX_NODE
+        return NODE if narrow else WIDE_NODE
+
+    def settings(self, game: Game) -> Settings:
+        """The search's :class:`Settings` for ``game`` from the agent's parameters."""
+        p = self.params
+        minimax = p["minimax"] if p["minimax"] is not None else MINIMAX_BY_FAMILY.get(game.family, 0.0)
+        return Settings(float(p["c"]), bool(p["solver"]), EVALUATIONS.index(p["eval"]), float(p["weight"]), float(minimax))
+
+    def _grow(self, state, limit: Limit, rng: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One tree searched to ``limit`` with generator ``rng``: (tree, counters)."""
+        settings = self.settings(state.game)
+        data = state.data
+        no_values = np.empty(0, np.float32)
+
+        def run(tree, counters, target, deadline):
+            # The records' minimax values, viewed anew after each growth (which may move the tree).
+            values = tree["value"] if settings.alpha > 0.0 else no_values
+            return mcts_run(data, tree, values, counters, settings, target, deadline, rng)
+
+        room = self._records_per_simulation(state)
+        return grow_tree(run, self._node_dtype(state), init_tree, limit, self.DEFAULT_ITERATIONS, room)
+
+    def _select(self, state, limit):
+        threads = self.params["threads"]
+        if threads == 1:
+            searches = [self._grow(state, limit, self.rng)]
+        else:
+            iterations = limit.iterations or (None if limit.time else self.DEFAULT_ITERATIONS)
+            limits = [limit] * threads
+            if iterations is not None:  # each tree its share, the first ones one more
+                limits = [replace(limit, iterations=max(1, iterations // threads + (t < iterations % threads)))
+                          for t in range(threads)]
+            rngs = [rng_from_seed(seed) for seed in _seeds(self.rng, threads)]
+            searches = _run_in_threads([partial(self._grow, state, limits[t], rngs[t]) for t in range(threads)])
+        trees = [tree for tree, _ in searches]
+        child = choose_root_child(merge_roots(trees), self.rng)
+        return SearchInfo(
+            move=child.move,
+            value=child.proven if child.proven is not None else child.total / child.visits,
+            exact=child.proven is not None,  # a proven win child proves the root
+            depth=max(int(counters[COUNT_MAX_DEPTH]) for _, counters in searches),
+            nodes=sum(int(counters[COUNT_NODES]) for _, counters in searches),
+            simulations=sum(int(counters[COUNT_SIMULATIONS]) for _, counters in searches),
+        )
