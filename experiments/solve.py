@@ -97,7 +97,8 @@ def solve_one(args) -> None:
     table = new_solver_table(args.table_mb)
     table[:] = 0  # touch the pages now: the kernel's page faults are not the search's time
     try:
-        solution = solve(state, table=table, endgame=db, cpu_time=args.limit or None, threads=args.threads, book=book)
+        solution = solve(state, table=table, endgame=db, cpu_time=args.limit or None, threads=args.threads, book=book,
+                         guess=args.guess)
     except KeyboardInterrupt:
         if book is not None:  # what the search proved until Ctrl-C is kept for the next run
             book.harvest(table)
@@ -285,6 +286,8 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
         parser.error("give --game or --kalah-table, not both")
     if args.kalah_table and args.endgame is not None:
         parser.error("--endgame goes with --game (--kalah-table picks its databases with --db-entries and --db-pits)")
+    if args.kalah_table and args.guess is not None:
+        parser.error("--guess goes with --game (each game of the table has its own value)")
     if args.game and args.out:
         parser.error("--out goes with --kalah-table (a --game solve prints its result)")
     if not args.limit >= 0 or args.limit == float("inf"):
@@ -332,6 +335,10 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the start position (random openings)")
     parser.add_argument("--table-mb", type=float, default=1024.0, help="table of proven bounds, MiB (default 1024)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--guess", type=int, default=None,
+                        help="--game: the first player's margin that MTD(f) tests first, in place of iterative-deepening "
+                             "estimates (a direct proof of a known value: with 2 threads, 'at least it' and 'not more' at "
+                             "once); a wrong guess costs time, never correctness")
     parser.add_argument("--counters", action="store_true", help="--game: print the search's shape (cutoffs, table use)")
     try:
         args = parser.parse_args(argv)

@@ -398,6 +398,23 @@ def test_a_book_of_format_version_1_is_still_read(tmp_path):
     assert len(read) == len(old) == read.solved() and read.value(state) == book.value(state) is not None
 
 
+def test_the_counters_describe_the_search():
+    """Solution.counters: each searched position is counted once as cut or all-moves, table
+    probes found and stores that replaced another position within their totals, and a table too
+    small for the search replaces entries where a large one does not."""
+    state = engines.make("kalah", pits=4, seeds=4, empty_capture=True).new_initial_state()
+    large = solve(state, table_mb=64, guess=2)
+    small = solve(state, table_mb=0.01, guess=2)
+    for solution in (large, small):
+        c = solution.counters
+        assert solution.margin == 2
+        searched = sum(c[f"{kind}_p{p}"] for kind in ("cut_first", "cut_later", "all") for p in (0, 1))
+        assert 0 < searched == c["stores"] <= solution.nodes
+        assert c["cut_first_p0"] > c["cut_later_p0"] and 0 < c["probe_hits"] <= c["probes"]
+        assert c["evictions"] <= c["stores"] and c["etc_cuts"] > 0
+    assert large.counters["evictions"] < small.counters["evictions"] / 10
+
+
 def test_a_damaged_or_foreign_book_is_refused_in_one_line(tmp_path):
     from board_arena.agents.solver import Book
 
