@@ -14,8 +14,9 @@ time (summed over the threads) and wall-clock time beside it (board_arena/agents
 load. ``--endgame K`` loads (building it once, on every core, with a progress bar) the Kalah
 endgame database of every position with at most K seeds on the board
 (board_arena/engines/mancala/endgame.py). ``--book`` reads the variant's book of solved
-positions from the cache folder and adds this solve's expensive proofs to it (off by default:
-a timing is then of the search alone).
+positions from the cache folder and adds this solve's expensive proofs to it, the proven bounds
+of a solve that ran out of time (or was stopped with Ctrl-C) too, so that the next run goes on
+from there (off by default: a timing is then of the search alone).
 
 ``--kalah-table``: solves Kalah(m, n) under Irving's rules (``empty_capture=true``) for the pits
 and seeds asked, in order of size, each within ``--limit`` seconds of processor time (a game that
@@ -95,7 +96,14 @@ def solve_one(args) -> None:
     warm_up(state, db)
     table = new_solver_table(args.table_mb)
     table[:] = 0  # touch the pages now: the kernel's page faults are not the search's time
-    solution = solve(state, table=table, endgame=db, cpu_time=args.limit or None, threads=args.threads, book=book)
+    try:
+        solution = solve(state, table=table, endgame=db, cpu_time=args.limit or None, threads=args.threads, book=book,
+                         guess=args.guess)
+    except KeyboardInterrupt:
+        if book is not None:  # what the search proved until Ctrl-C is kept for the next run
+            book.harvest(table)
+            book.save()
+        raise
     mover = game.player_names[state.current_player]
     extras = (f", endgame database <= {db[1]} seeds (loaded or built in {built:.1f} s)" if db else "") + \
              (f", book of {len(book):,} positions" if book is not None else "")
@@ -106,9 +114,26 @@ def solve_one(args) -> None:
         print(f"{game!r}: a {describe(solution.margin, solution.has_margin)} for {mover} (the first to move), "
               f"e.g. with {state.format_move(solution.move)}")
         print(f"proof: {solution.nodes:,} positions, {solution.searches} null-window searches, {timing(solution)}{extras}")
+    if args.counters:
+        print(counters_line(solution))
     if book is not None:
         path = book.save()
-        print(f"book: {len(book):,} solved positions in {path}")
+        print(f"book: {len(book):,} positions ({book.solved():,} solved, the rest with proven bounds) in {path}")
+
+
+def counters_line(solution) -> str:
+    """The search's shape: per player to move, the positions that failed high on the first move
+    searched (the share) and on a later one, those whose every move was searched; cutoffs by a
+    child's known bounds; table probes found and stores that replaced another position."""
+    c = solution.counters
+    parts = []
+    for p in (0, 1):
+        cuts = c["cut_first_p" + str(p)] + c["cut_later_p" + str(p)]
+        parts.append(f"player {p}: {cuts:,} cut ({c['cut_first_p' + str(p)] / max(1, cuts):.1%} on the first move), "
+                     f"{c['all_p' + str(p)]:,} all-moves")
+    return (f"search shape: {'; '.join(parts)}; {c['etc_cuts']:,} cut by a child's known bounds; table: "
+            f"{c['probe_hits'] / max(1, c['probes']):.1%} of {c['probes']:,} probes found, "
+            f"{c['evictions'] / max(1, c['stores']):.1%} of {c['stores']:,} stores replaced another position")
 
 
 def warm_up(state, db) -> None:
@@ -261,6 +286,8 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
         parser.error("give --game or --kalah-table, not both")
     if args.kalah_table and args.endgame is not None:
         parser.error("--endgame goes with --game (--kalah-table picks its databases with --db-entries and --db-pits)")
+    if args.kalah_table and args.guess is not None:
+        parser.error("--guess goes with --game (each game of the table has its own value)")
     if args.game and args.out:
         parser.error("--out goes with --kalah-table (a --game solve prints its result)")
     if not args.limit >= 0 or args.limit == float("inf"):
@@ -308,6 +335,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the start position (random openings)")
     parser.add_argument("--table-mb", type=float, default=1024.0, help="table of proven bounds, MiB (default 1024)")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    parser.add_argument("--guess", type=int, default=None,
+                        help="--game: the first player's margin that MTD(f) tests first, in place of iterative-deepening "
+                             "estimates (a direct proof of a known value: with 2 threads, 'at least it' and 'not more' at "
+                             "once); a wrong guess costs time, never correctness")
+    parser.add_argument("--counters", action="store_true", help="--game: print the search's shape (cutoffs, table use)")
     try:
         args = parser.parse_args(argv)
         check_args(parser, args)

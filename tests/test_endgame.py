@@ -221,6 +221,7 @@ def _solve_py():
     (["--kalah-table", "--pits", "9"], "Kalah has 1..8 pits a row"),
     (["--kalah-table", "--seeds", "a"], "--seeds takes positive whole numbers"),
     (["--kalah-table", "--db-entries", "0"], "--db-entries must be more than 0"),
+    (["--kalah-table", "--guess", "3"], "--guess goes with --game"),
     (["--game", "nosuch"], "unknown game 'nosuch'"),
     (["--game", "kalah:pits=0"], "pits=0 is out of range"),
     (["--game", "konane", "--endgame", "4"], "konane has no endgame databases"),
@@ -241,6 +242,17 @@ def test_solve_py_interrupted_is_one_line_and_status_130(capsys, monkeypatch):
     monkeypatch.setattr(module, "solve_one", interrupt)
     assert module.main(["--game", "kalah:pits=2"]) == 130
     assert capsys.readouterr().err.strip() == "solve.py: interrupted"
+
+
+def test_solve_py_proves_from_a_guess_and_prints_the_search_shape(capsys, cache):
+    """--guess replaces the estimates (a wrong guess still ends at the exact margin); --counters
+    prints the search's shape."""
+    module = _solve_py()
+    for guess in ("2", "9", "-4"):
+        assert module.main(["--game", "kalah:pits=3,seeds=3,empty_capture=true", "--guess", guess, "--counters",
+                            "--table-mb", "1", "--quiet"]) == 0
+        out = capsys.readouterr().out
+        assert "a win by 2 for South" in out and "search shape: player 0:" in out and "probes found" in out
 
 
 def test_solve_py_refuses_a_damaged_database_in_one_line(capsys, cache):

@@ -352,6 +352,69 @@ def test_the_book_keeps_expensive_proofs_and_answers_a_fresh_table(tmp_path):
             assert known == solve(position, table_mb=4).margin
 
 
+def test_a_solve_stopped_by_its_budget_leaves_its_proven_bounds_in_the_book(tmp_path):
+    """A long run that does not finish is not wasted: the bounds it proved go into the book (each
+    containing the true value), and solves that each stop at the same small budget, each with a
+    fresh table and the saved book, go on from one another until one finishes with the exact
+    margin, where a single such solve never does."""
+    from board_arena.agents.solver import Book
+
+    game = engines.make("kalah", pits=4, seeds=4, empty_capture=True)
+    state = game.new_initial_state()
+    budget = 40_000
+    assert not solve(state, table_mb=8, nodes=budget).exact
+    path = tmp_path / "kalah.book"
+    runs = []
+    for _ in range(40):
+        book = Book(game, path=path, min_work=1)
+        runs.append(solve(state, table_mb=8, nodes=budget, book=book))
+        book.save()
+        if runs[-1].exact:
+            break
+    assert runs[-1].exact and runs[-1].margin == 2 and len(runs) > 1
+    assert not runs[0].exact and runs[0].lower <= 2 <= runs[0].upper
+    book = Book(game, path=path, min_work=1)
+    assert book.solved() < len(book)  # bounds of unfinished proofs are kept too
+    for position in random_positions(game, 20, seed=5, plies=(1, 6)):
+        known = book.bounds(position)
+        if known is not None:
+            assert known[0] <= solve(position, table_mb=4).margin <= known[1]
+
+
+def test_a_book_of_format_version_1_is_still_read(tmp_path):
+    """Books written before bounds were kept (exact values only) load as solved entries."""
+    from board_arena.agents.solver import _BOOK_ENTRY_V1, _BOOK_KIND, Book
+    from board_arena.engines import datafile
+
+    game = engines.make("kalah", pits=3, seeds=3, empty_capture=True)
+    state = game.new_initial_state()
+    book = Book(game, path=None, min_work=1)
+    solve(state, table_mb=1, book=book)
+    solved = book.lowers == book.uppers
+    old = np.empty(int(solved.sum()), _BOOK_ENTRY_V1)
+    old["key"], old["value"] = book.keys[solved], book.lowers[solved]
+    datafile.write(tmp_path / "old.book", _BOOK_KIND, 1, book._fields(), old)
+    read = Book(game, path=tmp_path / "old.book")
+    assert len(read) == len(old) == read.solved() and read.value(state) == book.value(state) is not None
+
+
+def test_the_counters_describe_the_search():
+    """Solution.counters: each searched position is counted once as cut or all-moves, table
+    probes found and stores that replaced another position within their totals, and a table too
+    small for the search replaces entries where a large one does not."""
+    state = engines.make("kalah", pits=4, seeds=4, empty_capture=True).new_initial_state()
+    large = solve(state, table_mb=64, guess=2)
+    small = solve(state, table_mb=0.01, guess=2)
+    for solution in (large, small):
+        c = solution.counters
+        assert solution.margin == 2
+        searched = sum(c[f"{kind}_p{p}"] for kind in ("cut_first", "cut_later", "all") for p in (0, 1))
+        assert 0 < searched == c["stores"] <= solution.nodes
+        assert c["cut_first_p0"] > c["cut_later_p0"] and 0 < c["probe_hits"] <= c["probes"]
+        assert c["evictions"] <= c["stores"] and c["etc_cuts"] > 0
+    assert large.counters["evictions"] < small.counters["evictions"] / 10
+
+
 def test_a_damaged_or_foreign_book_is_refused_in_one_line(tmp_path):
     from board_arena.agents.solver import Book
 

@@ -32,6 +32,12 @@ recursive kernel that other kernels call):
   nothing until the end); ties go to the later move in ``legal_moves`` order (Kalah: the pit
   nearest the store, so that sowing it leaves the other pits as they were). Kalah(6,4): 85.6
   million positions with the earlier order (gain first, ties to the first move), 54 million.
+  The root mover's opponent, which must refute every move of the root's mover in a test that
+  fails low (the costly test: Kalah(6,4) with a 20-seed database, 1.7 million positions to
+  prove the margin at least 10, 8.9 million to prove it not 11), breaks its ties by the move
+  that leaves the fewest replies, so that fewer positions need every move refuted: Kalah(6,4)
+  with the database 9.2 million positions to 8.2, Kalah(5,5) with 25 seeds 10.8 to 5.2 (for
+  the root mover the same order costs more: 1.7 to 7.0 million for Kalah(6,4)'s lower bound).
 * The first test value of MTD(f) comes from iterative-deepening estimates (MTD(f) to 2, 4, ...
   12 plies in a small table of its own, a position at the horizon estimated as no further change),
   for games with a margin.
@@ -48,7 +54,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -105,7 +111,25 @@ STAT_NODE_LIMIT = 1
 STAT_DEADLINE = 2  # monotonic_ns deadline, 0: none
 STAT_ABORTED = 3  # ABORTED_* or 0
 STAT_SEARCHES = 4  # null-window searches run by MTD(f)
-STAT_SIZE = 5
+# Counters of the search's shape (measurements; a few increments per searched position):
+STAT_CUT_FIRST = 5  # + mover: positions that failed high on the first move searched
+STAT_CUT_LATER = 7  # + mover: positions that failed high on a later move
+STAT_ALL = 9  # + mover: positions whose every move was searched (failed low or exact)
+STAT_PROBE_HITS = 11  # table probes of a searched position that found its entry
+STAT_PROBES = 12  # table probes of searched positions
+STAT_EVICTIONS = 13  # stores that replaced another position's entry
+STAT_STORES = 14  # stores
+STAT_ETC_CUTS = 15  # positions settled by a child's known bounds before any child was searched
+STAT_SIZE = 16
+#: What :attr:`Solution.counters` holds (of the exact searches, not of the estimates that seed
+#: them), by name: the stats slot of each counter; p0 and p1 are the player to move.
+COUNTERS = {
+    "cut_first_p0": STAT_CUT_FIRST, "cut_first_p1": STAT_CUT_FIRST + 1,
+    "cut_later_p0": STAT_CUT_LATER, "cut_later_p1": STAT_CUT_LATER + 1,
+    "all_p0": STAT_ALL, "all_p1": STAT_ALL + 1,
+    "etc_cuts": STAT_ETC_CUTS, "probes": STAT_PROBES, "probe_hits": STAT_PROBE_HITS,
+    "stores": STAT_STORES, "evictions": STAT_EVICTIONS,
+}
 ABORTED_BUDGET = 1  # a budget ran out or the search was stopped
 ABORTED_DEPTH = 2  # the game was longer than the stack
 ABORTED_DECIDED = 3  # another thread decided the value this search was testing
@@ -248,7 +272,7 @@ def _probe(table, key):
 def _store(table, key, lower, upper, move, work):
     """Records proven bounds of ``key`` (and the move that proved ``lower``, -1: none): merged into
     its entry if present, else in place of the bucket's cheapest entry (``work``: see
-    :func:`_log2_work`)."""
+    :func:`_log2_work`). Returns 1 when another position's entry was replaced, else 0."""
     lower = max(lower, -_BOUND_CAP)
     upper = min(upper, _BOUND_CAP)
     b = _bucket_of(table, key)
@@ -264,14 +288,16 @@ def _store(table, key, lower, upper, move, work):
             new = _pack(max(old_lower, lower), min(_upper_of(data), upper), move, max(_work_of(data), work))
             table[b + j, 1] = new
             table[b + j, 0] = key ^ new
-            return
+            return 0
         w = _work_of(data)
         if w < victim_work:
             victim = b + j
             victim_work = w
+    evicted = 1 if table[victim, 1] != 0 else 0
     new = _pack(lower, upper, move, work)
     table[victim, 1] = new
     table[victim, 0] = key ^ new
+    return evicted
 
 
 @kernel(inline="always")
@@ -339,7 +365,7 @@ def _new_search_stack(root, max_ply):
 
 
 @kernel(inline="always")
-def _known_value(w, ply, me, table, horizon):
+def _known_value(w, ply, me, table, horizon, stats):
     """What is known of the value of ``w.states[ply]`` (``me`` to move, whose view the value is)
     before searching it, within the window in ``w.frames[ply]``: returns ``(settled, value, lo,
     hi, tt_move)``, with ``settled`` when the table's or the margin's bounds, or the horizon, give
@@ -356,7 +382,9 @@ def _known_value(w, ply, me, table, horizon):
     lo, hi = _mover_bounds(s, me)
     tt_move = np.int64(-1)
     data = _probe(table, np.uint64(w.frames[ply, F_KEY]))
+    stats[STAT_PROBES] += 1
     if data != 0:
+        stats[STAT_PROBE_HITS] += 1
         lo = max(lo, _lower_of(data))
         hi = min(hi, _upper_of(data))
         tt_move = _move_of(data)
@@ -373,13 +401,14 @@ def _known_value(w, ply, me, table, horizon):
 
 
 @kernel(inline="always")
-def _look_at_children(w, ply, me, n, table, db, db_k):
+def _look_at_children(w, ply, me, n, table, db, db_k, refuter):
     """Plays each of the ``n`` moves of ``w.states[ply]`` (``me`` to move) into ``w.kids`` and
     notes, per move ``i``: ``deltas[ply, i]``, ``same[ply, i]``, ``hints[ply, i]``,
     ``child_keys[ply, i]`` and the child's bounds from the margin and the database in
     ``lows``/``highs[ply, i]`` (0 for a terminal child, whose move's value is its delta: ``same``
     2). Starts fetching each child's table bucket, so that the cache misses of all children
-    overlap instead of following one another."""
+    overlap instead of following one another. At a position of ``refuter`` (-1: none) the hint
+    puts first the children that leave the opponent the fewest moves."""
     s = w.states[ply]
     base = contract.margin(s)
     width = w.moves.shape[1]
@@ -400,7 +429,13 @@ def _look_at_children(w, ply, me, n, table, db, db_k):
         them = contract.current_player(child)
         w.same[ply, i] = 1 if them == me else 0
         h = contract.heuristic(child)
-        w.hints[ply, i] = np.int64((1.0 + (h if me == 0 else -h)) * 65536.0)
+        hint = np.int64((1.0 + (h if me == 0 else -h)) * 65536.0)
+        if me == refuter and them != me and ply + 1 < w.moves.shape[0]:
+            # Fewer replies first (the heuristic breaks ties): a refutation that leaves the
+            # opponent fewer moves leaves fewer positions whose every move must be refuted.
+            replies = contract.legal_moves(child, w.moves[ply + 1])
+            hint = ((64 - min(replies, 63)) << 10) + (hint >> 8)
+        w.hints[ply, i] = hint
         k_lo, k_hi = _mover_bounds(child, them)
         ckey = contract.solve_key(child)
         w.child_keys[ply, i] = ckey
@@ -477,7 +512,7 @@ def _sort_moves(w, ply, n):
 
 
 @kernel(inline="always")
-def _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats):
+def _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats, refuter):
     """Sets up the search of the children of ``w.states[ply]`` (``me`` to move; not settled by
     :func:`_known_value`, whose ``lo, hi, tt_move`` it takes), unless a child is proven good
     enough without a search (enhanced transposition cutoff). Returns ``(settled, value)``."""
@@ -488,10 +523,11 @@ def _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats):
     w.frames[ply, F_ME] = me
     w.frames[ply, F_COUNT] = n
     w.frames[ply, F_NODES0] = stats[STAT_NODES]
-    _look_at_children(w, ply, me, n, table, db, db_k)
+    _look_at_children(w, ply, me, n, table, db, db_k, refuter)
     best, best_i = _bound_moves(w, ply, n, tt_move, b, table)
     if best >= b:
         w.frames[ply, F_BEST_I] = best_i
+        stats[STAT_ETC_CUTS] += 1
         return True, best
     _sort_moves(w, ply, n)
     w.frames[ply, F_ALPHA] = max(a, best)
@@ -543,16 +579,21 @@ def _finish(w, table, stats, ply):
     if best <= w.frames[ply, F_ALPHA] and w.frames[ply, F_SKIPPED_HIGH] > best:
         best = w.frames[ply, F_SKIPPED_HIGH]  # failing low: the bound covers the skipped moves
     move = np.int64(-1)
+    me = w.frames[ply, F_ME]
     if best <= w.frames[ply, F_ALPHA0]:
         lower, upper = -_INF, best
+        stats[STAT_ALL + me] += 1
     else:
         move = w.frames[ply, F_BEST_I]
         if best >= w.frames[ply, F_BETA]:
             lower, upper = best, _INF
+            stats[(STAT_CUT_FIRST if w.frames[ply, F_NEXT] == 1 else STAT_CUT_LATER) + me] += 1
         else:
             lower, upper = best, best
+            stats[STAT_ALL + me] += 1
     work = _log2_work(stats[STAT_NODES] - w.frames[ply, F_NODES0])
-    _store(table, np.uint64(w.frames[ply, F_KEY]), lower, upper, move, work)
+    stats[STAT_STORES] += 1
+    stats[STAT_EVICTIONS] += _store(table, np.uint64(w.frames[ply, F_KEY]), lower, upper, move, work)
     return best
 
 
@@ -574,7 +615,7 @@ def _enter(w, ply, i):
 
 
 @kernel
-def _null_window(stack, table, db, db_k, stats, control, thread, alpha, beta, horizon):
+def _null_window(stack, table, db, db_k, stats, control, thread, alpha, beta, horizon, refuter):
     """Fail-soft alpha-beta value of the non-terminal ``stack.states[0]`` (change of the margin,
     mover's view) within ``(alpha, beta)``; ``stack.frames[0, F_BEST_I]`` is then the best
     child's index. ``stack``: a :class:`_SearchStack`; ``table``: from :func:`new_solver_table`;
@@ -604,9 +645,9 @@ def _null_window(stack, table, db, db_k, stats, control, thread, alpha, beta, ho
     while True:
         # Enter the position at ply with the window in its frame: settle it at once or open it.
         me = contract.current_player(w.states[ply])
-        settled, value, lo, hi, tt_move = _known_value(w, ply, me, table, horizon)
+        settled, value, lo, hi, tt_move = _known_value(w, ply, me, table, horizon, stats)
         if not settled:
-            settled, value = _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats)
+            settled, value = _open(w, ply, me, lo, hi, tt_move, table, db, db_k, stats, refuter)
         # Fold values up and step to the next child until one needs entering.
         while True:
             if settled:
@@ -660,7 +701,7 @@ def estimate(
         while low < high:
             beta = f + 1 if f == low else f
             w.states[0] = root
-            g = _null_window(w, guess_table, db, db_k, stats, control, 0, beta - 1, beta, depth)
+            g = _null_window(w, guess_table, db, db_k, stats, control, 0, beta - 1, beta, depth, -1)
             if stats[STAT_ABORTED]:
                 return f
             if g >= beta:
@@ -694,6 +735,7 @@ def prove(
     w = _new_search_stack(root, max_ply)
     _start(stats, node_limit, deadline_ns)
     threads = len(bounds)
+    root_mover = np.int64(contract.current_player(root))
     while control[CONTROL_STOP] == 0:
         lower = bounds[0, 0]
         upper = bounds[0, 1]
@@ -710,9 +752,12 @@ def prove(
             beta += offset
         control[CONTROL_BETA + thread] = beta
         control[CONTROL_DECIDED + thread] = 0
+        # The root mover's opponent orders its moves to leave the fewest replies: it refutes every
+        # root move in a test that fails low, the costly one (measured in the module's notes).
+        refuter = 1 - root_mover
         w.states[0] = root
         stats[STAT_SEARCHES] += 1
-        g = _null_window(w, table, db, db_k, stats, control, thread, beta - 1, beta, max_ply + 1)
+        g = _null_window(w, table, db, db_k, stats, control, thread, beta - 1, beta, max_ply + 1, refuter)
         if stats[STAT_ABORTED] == ABORTED_DECIDED:
             stats[STAT_ABORTED] = 0
             continue
@@ -746,7 +791,7 @@ def name_move(
     w = _new_search_stack(root, max_ply)
     _start(stats, node_limit, deadline_ns)
     w.states[0] = root
-    _null_window(w, table, db, db_k, stats, control, 0, value - 1, value, max_ply + 1)
+    _null_window(w, table, db, db_k, stats, control, 0, value - 1, value, max_ply + 1, -1)
     return np.int64(-1) if stats[STAT_ABORTED] else w.frames[0, F_BEST_I]
 
 
@@ -781,6 +826,8 @@ class Solution:
     cpu_seconds: float = 0.0
     threads: int = 1
     fallback: int | None = None
+    #: The search's shape, summed over its threads (see :data:`COUNTERS`).
+    counters: dict[str, int] = field(default_factory=dict)
 
     @property
     def outcome(self) -> int | None:
@@ -821,8 +868,9 @@ def solve(
         threads: threads searching at once, sharing the table (1 to ``MAX_THREADS``; see
             :func:`prove` for how they split the work).
         book: an opening :class:`Book` of the game: its positions are written into the table
-            first (never replaced there), and the exact values this solve proves at some cost
-            are added to it (``book.save()`` writes them).
+            first (never replaced there), and the bounds this solve proves at some cost (exact
+            values, and bounds when the budget runs out first) are added to it
+            (``book.save()`` writes them).
 
     Returns:
         a :class:`Solution`.
@@ -925,7 +973,8 @@ def solve(
         if guess_index < 0 and guess_table is not None:
             guess_index = _move_of(_probe(guess_table, key))
         fallback = int(legal[guess_index]) if 0 <= guess_index < len(legal) else None
-    if book is not None and exact and stats[:, STAT_NODES].sum() >= 1 << (book.min_work - 1):
+    if book is not None and stats[:, STAT_NODES].sum() >= 1 << (book.min_work - 1):
+        # Also when the budget ran out: the bounds a long search proved are kept for the next.
         book.harvest(table)  # a solve this cheap cannot have proved anything the book keeps
     m_lower, m_upper = (base + lower, base + upper) if me == 0 else (base - upper, base - lower)
     return Solution(
@@ -941,6 +990,7 @@ def solve(
         cpu_seconds=cpu,
         threads=threads,
         fallback=fallback,
+        counters={name: int(stats[:, slot].sum()) for name, slot in COUNTERS.items()},
     )
 
 
@@ -1029,34 +1079,41 @@ def _now() -> float:
 # ----------------------------------------------------------------------------------------------
 # The opening book: positions solved once stay solved.
 
-BOOK_ENTRY = np.dtype([("key", np.uint64), ("value", np.int16)])
+#: One entry of a book: a position's key and the proven bounds of its value (equal: solved).
+BOOK_ENTRY = np.dtype([("key", np.uint64), ("lower", np.int16), ("upper", np.int16)])
+# Version 1 held exact values only (key, value); it is still read.
+_BOOK_ENTRY_V1 = np.dtype([("key", np.uint64), ("value", np.int16)])
 _BOOK_KIND = "board-arena solved positions"
-_BOOK_VERSION = 1
+_BOOK_VERSION = 2
 
 
 @kernel
-def _pin(table, keys, values):
-    """Writes each book entry into ``table`` as an exact value that is never replaced."""
+def _pin(table, keys, lowers, uppers):
+    """Writes each book entry into ``table`` as proven bounds that are never replaced (a search
+    that proves tighter ones tightens the entry, which stays pinned)."""
     for i in range(len(keys)):
-        _store(table, keys[i], np.int64(values[i]), np.int64(values[i]), np.int64(-1), np.int64(WORK_PINNED))
+        _store(table, keys[i], np.int64(lowers[i]), np.int64(uppers[i]), np.int64(-1), np.int64(WORK_PINNED))
 
 
 @kernel
-def _exact_entries(table, min_work, keys, values):
-    """The table's exact values whose proof cost at least ``2 ** (min_work - 1)`` positions (book
-    entries aside): written into ``keys``, ``values`` when they are large enough; returns their
-    count either way."""
+def _proven_entries(table, min_work, keys, lowers, uppers):
+    """The table's entries with a proven bound (an exact value, or a bound short of the margin's
+    cap) whose proof cost at least ``2 ** (min_work - 1)`` positions, and the book's entries
+    (pinned): written into ``keys``, ``lowers``, ``uppers`` when they are large enough; returns
+    their count either way."""
     n = 0
     for i in range(len(table)):
         data = table[i, 1]
-        if data == 0:
+        if data == 0 or _work_of(data) < min_work:
             continue
-        work = _work_of(data)
-        if work < min_work or work == WORK_PINNED or _lower_of(data) != _upper_of(data):
+        lower = _lower_of(data)
+        upper = _upper_of(data)
+        if lower <= -_BOUND_CAP and upper >= _BOUND_CAP:
             continue
         if n < len(keys):
             keys[n] = table[i, 0] ^ data
-            values[n] = _lower_of(data)
+            lowers[n] = lower
+            uppers[n] = upper
         n += 1
     return n
 
@@ -1065,14 +1122,17 @@ class Book:
     """The solved positions of one game variant: an opening book that the solver writes and
     reads, so that a position solved once stays solved, in later moves, games and processes.
 
-    Each entry is a position's key (``contract.solve_key``) and its exact value (the change of
-    the margin from there to the end under perfect play, seen by its player to move). The book
-    takes the exact values a solve proved at a cost of at least ``2 ** (min_work - 1)`` positions
-    (the expensive ones: the rest are quicker to prove again than to keep), and writes them into
-    a solver's table as entries that are never replaced. It is kept in the cache folder
-    (``$BOARD_ARENA_CACHE/book`` or the user's cache folder), one file per game variant, whose
-    header (``engines.datafile``) is verified when it is read: a damaged file is refused with one
-    line. :meth:`save` merges with what other processes saved meanwhile.
+    Each entry is a position's key (``contract.solve_key``) and the proven bounds of its value
+    (the change of the margin from there to the end under perfect play, seen by its player to
+    move): equal for a solved position, apart for one that a solve stopped by its budget proved
+    only a bound of (so that a long run that does not finish is not wasted: the next solve starts
+    from what it proved). The book takes the bounds a solve proved at a cost of at least
+    ``2 ** (min_work - 1)`` positions (the expensive ones: the rest are quicker to prove again
+    than to keep), and writes them into a solver's table as entries that are never replaced. It
+    is kept in the cache folder (``$BOARD_ARENA_CACHE/book`` or the user's cache folder), one
+    file per game variant, whose header (``engines.datafile``) is verified when it is read: a
+    damaged file is refused with one line (a file of format version 1, exact values only, is
+    still read). :meth:`save` merges with what other processes saved meanwhile.
 
     Example:
         >>> from board_arena import engines
@@ -1100,12 +1160,14 @@ class Book:
         self.game = game
         self.min_work = int(min_work)
         self.path: Path | None = book_path(game) if path == "default" else (None if path is None else Path(path))
+        # The entries, sorted by key.
         self.keys = np.zeros(0, np.uint64)
-        self.values = np.zeros(0, np.int16)
-        # What each table was given: id -> (weak reference, entries given), so that a table is
-        # given only the entries added since.
+        self.lowers = np.zeros(0, np.int16)
+        self.uppers = np.zeros(0, np.int16)
+        # Counts the changes of the entries; each table remembers the count it was given (id ->
+        # (weak reference, count)), so that an unchanged book is not written into it again.
+        self._revision = 0
         self._given: dict[int, tuple[weakref.ref, int]] = {}
-        self._order = np.zeros(0, np.int64)  # indices of the entries in the order they were added
         if self.path is not None and self.path.exists():
             self._merge(self._read(self.path))
 
@@ -1113,32 +1175,47 @@ class Book:
         return len(self.keys)
 
     def __repr__(self) -> str:
-        return f"Book({self.game!r}, {len(self)} positions, {self.path or 'in memory'})"
+        return f"Book({self.game!r}, {len(self)} positions, {self.solved()} solved, {self.path or 'in memory'})"
+
+    def solved(self) -> int:
+        """How many of the book's positions are solved (their bounds are equal)."""
+        return int(np.count_nonzero(self.lowers == self.uppers))
 
     def _fields(self) -> dict:
         return {"game": self.game.name, "params": {k: v for k, v in sorted(self.game.params.items())}}
 
     def _read(self, path: Path) -> np.ndarray:
         try:
+            if datafile.read_header(path, _BOOK_KIND).get("version") == 1:
+                old = datafile.read(path, _BOOK_KIND, 1, self._fields(), _BOOK_ENTRY_V1)
+                entries = np.empty(len(old), BOOK_ENTRY)
+                entries["key"] = old["key"]
+                entries["lower"] = entries["upper"] = old["value"]
+                return entries
             return datafile.read(path, _BOOK_KIND, _BOOK_VERSION, self._fields(), BOOK_ENTRY)
         except datafile.DataFileError as error:
             raise datafile.DataFileError(f"{error}; delete it to start the book again") from None
 
     def _merge(self, entries: np.ndarray) -> int:
-        """Adds ``entries`` (``BOOK_ENTRY``) not in the book yet; returns how many."""
+        """Adds ``entries`` (``BOOK_ENTRY``): a new position's bounds, or tighter bounds of a
+        position in the book; returns how many entries were added or tightened."""
         if not len(entries):
             return 0
-        keys = np.asarray(entries["key"], np.uint64)
-        keys, first = np.unique(keys, return_index=True)
-        values = np.asarray(entries["value"], np.int16)[first]
-        new = ~np.isin(keys, self.keys, assume_unique=True)
-        if not new.any():
-            return 0
-        start = len(self.keys)
-        self.keys = np.concatenate([self.keys, keys[new]])
-        self.values = np.concatenate([self.values, values[new]])
-        self._order = np.arange(len(self.keys))
-        return len(self.keys) - start
+        keys = np.concatenate([self.keys, np.asarray(entries["key"], np.uint64)])
+        lowers = np.concatenate([self.lowers, np.asarray(entries["lower"], np.int16)])
+        uppers = np.concatenate([self.uppers, np.asarray(entries["upper"], np.int16)])
+        order = np.argsort(keys, kind="stable")
+        keys, lowers, uppers = keys[order], lowers[order], uppers[order]
+        unique, starts = np.unique(keys, return_index=True)
+        lowers = np.maximum.reduceat(lowers, starts)
+        uppers = np.minimum.reduceat(uppers, starts)
+        old = np.searchsorted(unique, self.keys)  # where the book's entries went (all still there)
+        changed = len(unique) - len(self.keys) + int(np.count_nonzero(
+            (lowers[old] != self.lowers) | (uppers[old] != self.uppers)))
+        self.keys, self.lowers, self.uppers = unique, lowers, uppers
+        if changed:
+            self._revision += 1
+        return changed
 
     def check_game(self, game: Game) -> None:
         """Raises ValueError unless ``game`` is the book's variant."""
@@ -1146,36 +1223,46 @@ class Book:
             raise ValueError(f"this book is of {self.game!r}, not of {game!r}")
 
     def load_into(self, table: np.ndarray) -> None:
-        """Writes the entries that ``table`` has not been given yet into it, never to be replaced."""
-        ref, given = self._given.get(id(table), (None, 0))
-        if ref is None or ref() is not table:
-            given = 0
-        if given < len(self.keys):
-            _pin(table, self.keys[given:], self.values[given:])
-        self._given[id(table)] = (weakref.ref(table), len(self.keys))
+        """Writes the book into ``table`` (unless it was given this book unchanged), its entries
+        never to be replaced there."""
+        ref, given = self._given.get(id(table), (None, -1))
+        if ref is None or ref() is not table or given != self._revision:
+            _pin(table, self.keys, self.lowers, self.uppers)
+        self._given[id(table)] = (weakref.ref(table), self._revision)
 
     def harvest(self, table: np.ndarray) -> int:
-        """Adds the table's expensive exact values (see the class); returns how many were new."""
-        count = _exact_entries(table, self.min_work, np.zeros(0, np.uint64), np.zeros(0, np.int16))
+        """Adds the table's expensive proven bounds (see the class); returns how many entries
+        were added or tightened."""
+        count = _proven_entries(table, self.min_work, np.zeros(0, np.uint64), np.zeros(0, np.int16), np.zeros(0, np.int16))
         if not count:
             return 0
-        keys = np.empty(count, np.uint64)
-        values = np.empty(count, np.int16)
-        _exact_entries(table, self.min_work, keys, values)
         entries = np.empty(count, BOOK_ENTRY)
-        entries["key"] = keys
-        entries["value"] = values
+        keys = np.empty(count, np.uint64)
+        lowers = np.empty(count, np.int16)
+        uppers = np.empty(count, np.int16)
+        _proven_entries(table, self.min_work, keys, lowers, uppers)
+        entries["key"], entries["lower"], entries["upper"] = keys, lowers, uppers
         return self._merge(entries)
 
-    def value(self, state: State) -> int | None:
-        """The book's final margin of ``state`` for player 0 under perfect play, None if not in it."""
+    def bounds(self, state: State) -> tuple[int, int] | None:
+        """The book's proven bounds ``(lower, upper)`` of the final margin of ``state`` for player 0
+        under perfect play (equal when it is solved), None if the book does not hold it."""
         self.check_game(state.game)
         data = state.data
-        hits = np.nonzero(self.keys == np.uint64(contract.solve_key(data)))[0]
-        if not len(hits):
+        i = int(np.searchsorted(self.keys, np.uint64(contract.solve_key(data))))
+        if i == len(self.keys) or self.keys[i] != np.uint64(contract.solve_key(data)):
             return None
-        change = int(self.values[hits[0]])
-        return int(contract.margin(data)) + (change if contract.current_player(data) == 0 else -change)
+        base = int(contract.margin(data))
+        lower, upper = int(self.lowers[i]), int(self.uppers[i])
+        if contract.current_player(data) == 0:
+            return base + lower, base + upper
+        return base - upper, base - lower
+
+    def value(self, state: State) -> int | None:
+        """The book's final margin of ``state`` for player 0 under perfect play, None if the book
+        does not hold it solved."""
+        bounds = self.bounds(state)
+        return bounds[0] if bounds is not None and bounds[0] == bounds[1] else None
 
     def save(self) -> Path | None:
         """Writes the book to its file, with the entries that other processes saved there since
@@ -1194,9 +1281,7 @@ class Book:
                 pass  # a damaged file is replaced by this book
         datafile.remove_stale_partials(self.path)
         entries = np.empty(len(self.keys), BOOK_ENTRY)
-        order = np.argsort(self.keys)
-        entries["key"] = self.keys[order]
-        entries["value"] = self.values[order]
+        entries["key"], entries["lower"], entries["upper"] = self.keys, self.lowers, self.uppers
         datafile.write(self.path, _BOOK_KIND, _BOOK_VERSION, self._fields(), entries)
         return self.path
 
@@ -1286,7 +1371,7 @@ class SolverAgent(Agent):
         self._prepare(state)
         solution = solve(state, table=self._table, endgame=self._db, time=limit.time, nodes=limit.nodes,
                          threads=self.params["threads"], book=self._book)
-        if self._book is not None and solution.exact and solution.cpu_seconds >= self.SAVE_AFTER_CPU:
+        if self._book is not None and solution.cpu_seconds >= self.SAVE_AFTER_CPU:
             try:
                 self._book.save()
             except OSError:
