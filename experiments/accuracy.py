@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from board_arena import agents, engines  # noqa: E402
 from board_arena.agents.base import Limit  # noqa: E402
 from board_arena.agents.solver import Book, new_solver_table, solve  # noqa: E402
+from board_arena.commandline import OneLineParser  # noqa: E402
 from board_arena.engines import datafile  # noqa: E402
 
 DEFAULT_GAMES = "kalah,konane:size=5"
@@ -268,7 +269,7 @@ def plot(rows: list[Row], path: Path) -> None:
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default=DEFAULT_GAMES, help=f"game variants (default {DEFAULT_GAMES})")
     parser.add_argument("--agents", default=DEFAULT_AGENTS, help=f"agents to judge (default {DEFAULT_AGENTS})")
     parser.add_argument("--budgets", default="0.01,0.1,1", help="seconds per move (default 0.01,0.1,1)")

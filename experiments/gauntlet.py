@@ -51,6 +51,7 @@ from board_arena import agents, arena, engines  # noqa: E402
 from board_arena.agents.plugins import load_plugins  # noqa: E402
 from board_arena.arena.report import score_interval  # noqa: E402
 from board_arena.arena.settings import parse_game_spec, split_agent_list  # noqa: E402
+from board_arena.commandline import OneLineParser  # noqa: E402
 
 PLUGIN = str(Path(__file__).resolve().parent / "plugins" / "openspiel_mcts.py")
 OPPONENT = "openspiel-mcts"
@@ -249,7 +250,7 @@ def markdown(rows: list[Row], opponent: str, openings: str) -> str:
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default=DEFAULT_GAMES, help=f"games, with parameters if any (default {DEFAULT_GAMES})")
     parser.add_argument("--agents", help="our agents' specs, for every game (default: our best per game, "
                         + ", ".join(f"{g} {s}" for g, s in BEST.items()) + ")")

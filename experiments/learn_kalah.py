@@ -18,16 +18,15 @@ seats) and prints the scores.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
-from typing import NoReturn
 
 import numpy as np
 
 from board_arena import agents, engines
 from board_arena.agents.learned import BUNDLED_WEIGHTS, feature_count, kalah_features
+from board_arena.commandline import OneLineParser
 from board_arena.envs import BatchedEnv
 from board_arena.files import check_writable, write_text_whole
 
@@ -97,13 +96,6 @@ def evaluate(spec: str, opponent: str, games: int, seed: int) -> float:
         final = agents.play_game(game, players, seed=seed + g)
         score += (final.returns()[seat] + 1.0) / 2.0
     return score / games
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad arguments end the script with one line and status 2 (no usage block)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def main(argv: list[str] | None = None) -> None:

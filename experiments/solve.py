@@ -47,6 +47,7 @@ from board_arena import (  # noqa: E402
     engines,
 )
 from board_arena.agents.solver import MAX_THREADS, Book, new_solver_table, solve  # noqa: E402
+from board_arena.commandline import OneLineParser  # noqa: E402
 from board_arena.engines.mancala import endgame  # noqa: E402
 from board_arena.files import write_text_whole  # noqa: E402
 
@@ -265,11 +266,6 @@ def numbers(option: str, text: str) -> list[int]:
     return values
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]  # one line, no traceback
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
 def _memory_mb() -> float:
     """The machine's memory in MiB (infinite where the platform does not say)."""
     try:
@@ -316,7 +312,7 @@ def check_args(parser: argparse.ArgumentParser, args) -> None:
 
 
 def main(argv=None) -> int:
-    parser = _Parser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", help="game and parameters, e.g. konane-classic:size=6")
     parser.add_argument("--kalah-table", action="store_true", help="compute the table of Irving et al.")
     parser.add_argument("--pits", default="1,2,3,4,5,6", help="--kalah-table: the m to solve")

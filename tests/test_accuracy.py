@@ -83,4 +83,4 @@ def test_every_bad_input_is_one_line_and_status_2(argv, words, capsys, tmp_path,
     assert _accuracy_py().main(argv + ["--out", str(tmp_path / "run")]) == 2
     out, err = capsys.readouterr()
     assert out == "" and words in err and "Traceback" not in err
-    assert err.strip().splitlines()[-1].count(words) == 1 and not (tmp_path / "run").exists()
+    assert len(err.strip().splitlines()) == 1 and err.count(words) == 1 and not (tmp_path / "run").exists()

@@ -11,7 +11,9 @@ import os
 import shlex
 import signal
 import sys
-from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
+
+from board_arena.commandline import OneLineParser
 
 if TYPE_CHECKING:  # annotations only: the command imports the arena when it runs (see main)
     from board_arena.arena.tournament import Run
@@ -65,22 +67,17 @@ _integer = _typed(int, "an integer")
 _number = _typed(float, "a number")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, no traceback
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
 def _build_parser() -> argparse.ArgumentParser:
     from board_arena.arena.strength import add_plugin_option, add_strength_options
 
-    parser = _Parser(
+    parser = OneLineParser(
         prog="arena",
         description="Round-robin tournaments between game-playing agents, with joint Elo ratings.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=_VersionAction)
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     commands.required = True
 
     run = commands.add_parser(

@@ -31,7 +31,6 @@ is refused with one line (:class:`DatabaseError`) and built again only when aske
 
 from __future__ import annotations
 
-import argparse
 import os
 import signal
 import sys
@@ -43,6 +42,7 @@ from typing import Sequence
 
 import numpy as np
 
+from board_arena.commandline import OneLineParser
 from board_arena.engines import datafile
 from board_arena.engines._jit import kernel
 from board_arena.engines.mancala import kernels
@@ -472,16 +472,11 @@ def load(pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capture: bool = 
     return db, k
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, no traceback
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """The builder's command line: every bad input is one line and status 2; Ctrl-C is one line
     and status 130 (nothing is left behind)."""
     prog = "python -m board_arena.engines.mancala.endgame"
-    parser = _Parser(prog=prog, description="Build a Kalah endgame database into the cache folder "
+    parser = OneLineParser(prog=prog, description="Build a Kalah endgame database into the cache folder "
                                             f"({cache_dir()}).")
     parser.add_argument("--pits", type=int, default=6, help=f"pits per row, 1..{kernels.MAX_PITS} (default 6)")
     parser.add_argument("--seeds", type=int, default=16, help=f"the most seeds on the board, 0..{MAX_DB_SEEDS} (default 16)")
