@@ -140,8 +140,10 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
     folder.mkdir(parents=True, exist_ok=True)
     meter = Meter(folder)
     try:
+        # At concurrency 1 the games are played in this process, so that the meter reads the
+        # processor time the searches had (the arena would play them on a worker process).
         run = arena.run_tournament(settings, str(folder), concurrency=args.concurrency, progress=not args.quiet,
-                                   on_result=meter.on_result)
+                                   on_result=meter.on_result, in_process=args.concurrency == 1)
     finally:
         meter.save()
     share = meter.share if args.concurrency == 1 else None
