@@ -15,6 +15,9 @@ from board_arena.agents.solver import solve
 
 GAUNTLET_PY = Path(__file__).resolve().parent.parent / "experiments" / "gauntlet.py"
 
+# The script loads the OpenSpiel plugin into this process: the registry is restored after each test.
+pytestmark = pytest.mark.usefixtures("forget_plugins")
+
 
 def _gauntlet_py():
     spec = importlib.util.spec_from_file_location("gauntlet_py", GAUNTLET_PY)
