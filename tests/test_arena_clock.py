@@ -11,6 +11,7 @@ from board_arena.agents import Agent, Limit, SearchInfo
 from board_arena.arena import TournamentSettings, load_run, run_tournament
 from board_arena.arena.cli import main
 from board_arena.arena.clock import GameClock, TimeControl, parse_time_control
+from board_arena.arena.export import export_run, read_records
 from board_arena.arena.verify import verify_run
 from board_arena.arena.worker import GamePlayer
 
@@ -199,6 +200,9 @@ def test_a_run_under_a_clock_stores_it_resumes_with_it_and_refuses_another(tmp_p
             run_tournament(TournamentSettings.create("kalah:pits=4,seeds=3", DETERMINISTIC, games=4, time_control=other), folder,
                            concurrency=1, progress=False)
     assert verify_run(folder)[2] == []
+    # An export names the clock as PGN does (the runs without one: no tag, tests/test_run_data.py).
+    path, count = export_run(folder, str(tmp_path / "games.txt"))
+    assert count == 4 and all(r.tags["TimeControl"] == "40/100+0.5" and "MoveTime" not in r.tags for r in read_records(path))
 
 
 def test_settings_without_a_clock_store_and_name_their_folder_as_before():

@@ -164,6 +164,7 @@ def test_export_round_trip(played, tmp_path):
         final = record.game_record().replay()  # the moves replay legally ...
         assert final.is_terminal() and final.outcome() == g.result and final.score() == g.score  # ... to the result
         assert tags["Result"] == {1.0: "1-0", 0.0: "1/2-1/2", -1.0: "0-1"}[g.result]
+        assert "TimeControl" not in tags and tags.get("MoveTime") == (None if played.settings.move_time is None else f"{played.settings.move_time:g}")
     # The moves of a game are one line: what an openings file reads (the lines not [ or #).
     lines = [line for line in path.read_text().splitlines() if line and line[0] not in "[#"]
     assert [line.split() for line in lines] == [g.moves for g in played.games if g.moves]

@@ -13,6 +13,7 @@
     [Score "-12"]
     [Plies "41"]
     [EndReason "rules"]
+    [TimeControl "40/60+0.5"]
     c f a d b e ...
 
 Each block: tag lines ``[Name "value"]`` (the value a JSON string: quotes and backslashes
@@ -21,7 +22,9 @@ escaped), then ONE line holding every move of the game in its notation (the toke
 Lines that start with ``#`` are comments. ``Result`` is seat 0's: ``1-0``, ``0-1`` or
 ``1/2-1/2``; ``Score`` is seat 0's margin; ``Seed`` the start of the game (deal, opening),
 ``Seed0``/``Seed1`` the agents' seeds; ``Player0``/``Player1`` the agents' labels; ``EndReason``
-``rules``, ``ply cap`` or what stopped the game. ``Game`` and ``Params`` make the game again
+``rules``, ``ply cap`` or what stopped the game. ``TimeControl`` is the run's game clock as
+``--tc`` and PGN write it (moves/seconds+increment; absent without a clock) and ``MoveTime``
+its limit per move in seconds (absent without one). ``Game`` and ``Params`` make the game again
 (``engines.make(game, **params)``), ``Seed`` starts it, and the moves replay it.
 
 Because the moves of a game sit on one line, the file serves as an openings file for
@@ -74,8 +77,9 @@ def _tag(name: str, value: object) -> str:
     return f"[{name} {json.dumps(str(value), ensure_ascii=False)}]"
 
 
-def format_game(g: GameResult, game_name: str, params_text: str) -> str:
-    """The block of one stored game (an :class:`arena.GameResult`), ending with a blank line."""
+def format_game(g: GameResult, game_name: str, params_text: str, limits: dict[str, str] | None = None) -> str:
+    """The block of one stored game (an :class:`arena.GameResult`), ending with a blank line;
+    ``limits`` are the run's time tags (``TimeControl``, ``MoveTime``), after the others."""
     lines = [
         _tag("Game", game_name),
         _tag("Params", params_text),
@@ -89,6 +93,7 @@ def format_game(g: GameResult, game_name: str, params_text: str) -> str:
         _tag("Score", g.score),
         _tag("Plies", g.plies),
         _tag("EndReason", g.end_reason),
+        *(_tag(name, value) for name, value in (limits or {}).items()),
         " ".join(g.moves),
         "",
     ]
@@ -99,9 +104,14 @@ def write_games(run: Run, handle: IO[str]) -> int:
     """Writes every stored game of ``run`` (an :class:`arena.Run`) to ``handle``; returns how many."""
     game = run.settings.make_game()
     params_text = ",".join(f"{k}={format_value(v)}" for k, v in game.params.items())
+    limits = {}
+    if run.settings.time_control is not None:
+        limits["TimeControl"] = run.settings.time_control.spec
+    if run.settings.move_time is not None:
+        limits["MoveTime"] = f"{run.settings.move_time:g}"
     handle.write(f"# board-arena games of {run.out_dir} ({run.settings.game}, {len(run.games)} games)\n")
     for g in run.games:
-        handle.write(format_game(g, run.settings.game, params_text))
+        handle.write(format_game(g, run.settings.game, params_text, limits))
     return len(run.games)
 
 
