@@ -124,6 +124,7 @@ def test_colours_follow_the_pieces():
         (["--game", "kalah", "--opponent", "mcst"], "unknown agent 'mcst'"),
         (["--game", "kalah:pits=0"], "pits=0 is out of range"),
         (["--game", "kalah", "--first", "nobody"], "invalid choice: 'nobody'"),
+        (["--game", "kalah", "--tc", "5 minutes"], "bad time control '5 minutes': write SECONDS+INCREMENT"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(args, message, tmp_path):
@@ -136,3 +137,76 @@ def test_a_draw_names_the_tile_drawn(tmp_path):
     assert done.returncode == 0, done.stderr
     drawn = [line for line in done.stdout.splitlines() if "You play draw" in line]
     assert drawn and all(re.search(r"You play draw: you drew \d-\d\.$", line) for line in drawn), drawn
+
+
+class FakeTime:
+    """A clock the test moves: each entry the person types takes ``per_entry`` seconds, and the
+    agent's search ``per_search``."""
+
+    def __init__(self, per_entry, per_search, entries):
+        self.now, self.per_entry, self.per_search, self.entries, self.limits = 0.0, per_entry, per_search, list(entries), []
+
+    def read_line(self, prompt):
+        self.now += self.per_entry
+        if not self.entries:
+            raise EOFError
+        return self.entries.pop(0)
+
+    def session(self, tmp_path, tc, human_seat=0):
+        from board_arena.arena.clock import parse_time_control
+        from board_arena.arena.play import PlaySession
+        from board_arena.engines.style import Style
+
+        out = []
+        session = PlaySession(engines.make("kalah", pits=4, seeds=3), "greedy", human_seat, 3, Style(color=False, unicode=False),
+                              str(tmp_path / "game.json"), read_line=self.read_line, write=out.append,
+                              time_control=parse_time_control(tc), now=lambda: self.now)
+        search = session.opponent.search
+
+        def timed_search(state, limit=None):
+            self.limits.append(limit)
+            self.now += self.per_search
+            return search(state, limit)
+
+        session.opponent.search = timed_search
+        return session, out
+
+
+def test_under_a_clock_a_person_who_runs_out_loses_on_time_and_undo_is_off(tmp_path):
+    fake = FakeTime(per_entry=0.4, per_search=0.1, entries=["undo", "moves", "1"] * 10)
+    session, out = fake.session(tmp_path, "2+0.5")
+    assert session.run() == 0
+    text = "\n".join(out)
+    assert "No undo in a game under a clock" in text and "Clocks: South (you) 0:02.0, North (greedy) 0:02.0" in text
+    # Each of the person's moves takes 1.2 s (three entries), plus 0.5 s after it: 2, 1.3, 0.6, out.
+    assert "Clocks: South (you) 0:01.3, North (greedy) 0:02.4" in text
+    assert "Your clock ran out before your move: you lose on time." in text and "The agent wins on time." in text
+    record = engines.GameRecord.from_json((tmp_path / "game.json").read_text())
+    assert record.metadata["end_reason"] == "lost on time by South (you)" and record.metadata["time_control"] == "2+0.5"
+    assert len(record.moves) == 4 and not record.replay().is_terminal()  # the move after the flag fell is not played
+    # The agent was told its clock each move (its own budget kept, the clock's fields added).
+    assert [(limit.remaining, limit.increment, limit.moves_to_go) for limit in fake.limits] == [(2.0, 0.5, None), (2.4, 0.5, None)]
+    replay = subprocess.run(ARENA + ["replay", str(tmp_path / "game.json")], capture_output=True, text=True)
+    assert replay.returncode == 0 and "Result: lost on time by South (you)" in replay.stdout
+
+
+def test_under_a_clock_an_agent_past_its_clock_and_margin_loses_on_time(tmp_path):
+    fake = FakeTime(per_entry=0.0, per_search=1.4, entries=["moves", "1"] * 10)
+    session, out = fake.session(tmp_path, "40/2", human_seat=1)  # 2 s, and 1 s of margin for the agent
+    session.run()
+    text = "\n".join(out)
+    # 2 - 1.4 = 0.6; 0.6 - 1.4 = -0.8, within the margin; -0.8 - 1.4 = -2.2: lost.
+    assert [limit.moves_to_go for limit in fake.limits] == [40, 39, 38]
+    assert "North (you) 0:00.0" not in text and "South (greedy) 0:00.0" in text
+    assert "South (greedy) ran out of time: it loses on time." in text and "You win on time!" in text
+    record = engines.GameRecord.from_json((tmp_path / "game.json").read_text())
+    assert record.metadata["end_reason"] == "lost on time by South (greedy)" and record.metadata["finished"]
+
+
+def test_a_game_under_a_generous_clock_is_played_to_its_end(tmp_path):
+    done, record = play(["--game", "kalah:pits=4,seeds=2", "--opponent", "alphabeta:depth=2", "--seed", "2", "--tc", "10:00+1"],
+                        first_moves_until_the_end(), tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Clocks: South (you) 10:0" in done.stdout and "on time" not in done.stdout
+    saved = engines.GameRecord.from_json(record.read_text())
+    assert saved.replay().is_terminal() and saved.metadata["time_control"] == "600+1" and "end_reason" not in saved.metadata

@@ -412,7 +412,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         players = record.metadata.get("players", ["player 0", "player 1"])
         heading = f"{args.path}: {players[0]} (seat 0) vs {players[1]} (seat 1), {record.game}, seed {record.seed}"
         finished = record.metadata.get("finished", True)
-        end_reason = "rules" if finished else "stopped before the end"
+        end_reason = record.metadata.get("end_reason") or ("rules" if finished else "stopped before the end")
         searches = record.metadata.get("searches")
     else:
         if args.game_id is None:

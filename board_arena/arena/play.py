@@ -13,9 +13,11 @@ import random
 import secrets
 import sys
 import time
+from dataclasses import replace
 from typing import Callable
 
 from board_arena import agents, engines
+from board_arena.arena.clock import GameClock, TimeControl, parse_time_control
 from board_arena.arena.movelog import search_entry
 from board_arena.arena.settings import parse_game_spec, parse_param_options
 from board_arena.engines.style import Style, terminal_style
@@ -35,15 +37,25 @@ and examples), or one of these commands:
   quit      end the game (also Ctrl-D or Ctrl-C)
 
 After the agent moves, its move is shown with what its search found. At the end the result and
-the score are shown, and the game record is saved (it replays with: arena replay FILE)."""
+the score are shown, and the game record is saved (it replays with: arena replay FILE).
+
+With --tc each side has a game clock, as in the arena: your time runs from the prompt to your
+move (help, moves and hints included), the agent budgets its own; the clocks are shown after each
+move, and a side whose clock runs out loses on time. undo is off under a clock."""
 
 EPILOG = """examples:
   arena play --game mancala
   arena play --game kalah:pits=4,seeds=3 --opponent mcts:iterations=5000 --first agent
-  arena play --game mancala --opponent alphabeta:depth=8 --seed 7 --record my-game.json"""
+  arena play --game mancala --opponent alphabeta:depth=8 --seed 7 --record my-game.json
+  arena play --game nine-mens-morris --tc 5:00+3 --opponent mcts"""
 
 COMMANDS = """Commands: a move, or moves (numbered list; then a number picks one), hint, undo, board,
 help, quit."""
+
+#: Seconds an agent may overrun its clock before it loses on time (the arena's default
+#: ``--tc-margin``): its budget keeps a tenth of the clock in hand, but a search stops only at
+#: its next check. A person has no margin.
+AGENT_MARGIN = 1.0
 
 #: The opponent when none is given: a strong search that answers in about a second.
 DEFAULT_OPPONENTS = {True: "alphabeta:time=1", False: "ismcts:time=1"}  # by perfect information
@@ -71,6 +83,11 @@ def add_play_parser(commands: argparse._SubParsersAction) -> None:
         default="human",
         help="who moves first (default: you; in dominoes, who holds the greatest tile and leads)",
     )
+    play.add_argument(
+        "--tc",
+        metavar="TIME[+INC]",
+        help="a game clock for each side, as arena run takes it: 5:00+3 (five minutes, three seconds added a move), 40/600",
+    )
     play.add_argument("--seed", type=int, help="seed of the start (deal, opening) and of the agent (default: a random one, printed)")
     play.add_argument("--record", metavar="FILE", help="where to save the game (default: arena-games/<game>-<date>.json)")
     play.add_argument("--ascii", action="store_true", help="plain ASCII: no colours, no Unicode lines or pieces")
@@ -90,6 +107,8 @@ class PlaySession:
         record_path: str,
         read_line: Callable[[str], str] = input,
         write: Callable[[str], None] = print,
+        time_control: TimeControl | None = None,
+        now: Callable[[], float] = time.monotonic,
     ):
         self.game = game
         self.opponent_spec = opponent_spec
@@ -110,6 +129,10 @@ class PlaySession:
         # What the agent's search reported, by the ply of its move (arena.movelog entries); an
         # undo rewinds the ply, and the replies played after it overwrite their entries.
         self.searches: dict[int, list] = {}
+        self.time_control = time_control
+        self.clock = GameClock(time_control) if time_control is not None else None
+        self.now = now
+        self.lost_on_time: int | None = None  # the seat whose clock ran out
 
     # -- display -------------------------------------------------------------------------------
 
@@ -122,6 +145,9 @@ class PlaySession:
         self.write("")
         style = self.style
         self.write(self.game.render_for(self.state, self.human, color=style.color, unicode=style.unicode, glyphs=style.glyphs))
+        if self.clock is not None and not self.state.is_terminal():
+            shown = [f"{self.name(seat)} {_clock_text(self.clock.remaining[seat])}" for seat in (0, 1)]
+            self.write("Clocks: " + ", ".join(shown))
 
     def show_help(self) -> None:
         self.write("")
@@ -147,7 +173,9 @@ class PlaySession:
     # -- turns ---------------------------------------------------------------------------------
 
     def human_turn(self) -> bool:
-        """Reads entries until the person moves (True) or quits (False)."""
+        """Reads entries until the person moves (True) or quits (False); under a clock, the
+        person's time runs from here to the move."""
+        started = self.now()
         while True:
             prompt = self.style.player(self.human, f"{self.game.player_names[self.human]} (you) > ", bold=True)
             entry = self.read_line(prompt).strip()
@@ -169,18 +197,22 @@ class PlaySession:
             elif command.isascii() and command.isdigit() and self.listed is not None:
                 index = int(command)
                 if 1 <= index <= len(self.listed):
-                    self.play_human(self.listed[index - 1])
-                    return True
+                    return self.play_human(self.listed[index - 1], started)
                 self.write(f"There is no move {index}: the list has 1 to {len(self.listed)}.")
             else:
                 try:
                     move = self._human_view().parse_move(entry)
-                    self.play_human(move)
-                    return True
+                    return self.play_human(move, started)
                 except ValueError as error:
                     self.write(f"Not played: {error}. (Type moves for the list, help for the rules.)")
 
-    def play_human(self, move: int) -> None:
+    def play_human(self, move: int, started: float) -> bool:
+        """Plays the person's ``move``, chosen in a turn that began at ``started``; False if
+        their clock ran out first (the move is not played: the game is lost on time)."""
+        if self.clock is not None and not self.clock.charge(self.human, self.now() - started):
+            self.lost_on_time = self.human
+            self.write(self.style.bold("Your clock ran out before your move: you lose on time."))
+            return False
         before = self.state.copy()
         self.searches.pop(self.state.ply, None)  # the agent's reply here before an undo, if any
         text = self.game.format_move(self.state, move)
@@ -191,6 +223,7 @@ class PlaySession:
         self.write(f"You play {text}: you drew {', '.join(drawn)}." if drawn else f"You play {text}.")
         if not self.state.is_terminal():
             self.show_board()  # the position after your move, before the agent's reply
+        return True
 
     def hint(self) -> None:
         adviser = agents.make_agent(self.opponent_spec, seed=self.seed + len(self.undo_stack) + 1)
@@ -199,6 +232,9 @@ class PlaySession:
         self.write(f"Hint: {self._human_view().format_move(found.move)} ({found.summary()})")
 
     def undo(self) -> None:
+        if self.clock is not None:
+            self.write("No undo in a game under a clock: a move played stays played.")
+            return
         if not self.undo_stack:
             self.write("Nothing to undo: you have not moved yet.")
             return
@@ -207,14 +243,29 @@ class PlaySession:
         self.write("Took back your last move and the reply.")
         self.show_board()
 
-    def agent_turn(self) -> None:
+    def agent_turn(self) -> bool:
+        """The agent's move; False if its clock ran out first (the game is lost on time)."""
         seat = self.state.current_player
         self.write(f"{self.name(seat)} is thinking...")
-        found = self.opponent.search(self.opponent.observe(self.state, seat))
+        limit = None
+        if self.clock is not None:  # its own budget, capped by its share of the clock
+            limit = replace(
+                self.opponent.limit,
+                remaining=self.clock.remaining[seat],
+                increment=self.clock.control.increment,
+                moves_to_go=self.clock.moves_to_go(seat),
+            )
+        started = self.now()
+        found = self.opponent.search(self.opponent.observe(self.state, seat), limit)
+        if self.clock is not None and not self.clock.charge(seat, self.now() - started, AGENT_MARGIN):
+            self.lost_on_time = seat
+            self.write(self.style.bold(f"{self.name(seat)} ran out of time: it loses on time."))
+            return False
         self.searches[self.state.ply] = search_entry(seat, found)
         text = self.game.format_move(self.state, found.move)
         self.state.apply(found.move)
         self.write(self.style.player(seat, f"{self.name(seat)} plays {text}", bold=True) + f"  [{found.summary()}]")
+        return True
 
     # -- the game ------------------------------------------------------------------------------
 
@@ -234,7 +285,7 @@ class PlaySession:
             "agent's moves comes what its search found; a value is the agent's own view, from -1 "
             "(it expects to lose) to +1 (it expects to win)."
         )
-        quitted = True  # unless the game reaches its end
+        quitted = True  # unless the game reaches its end (or a clock runs out)
         try:
             self.opponent.warm_up(self.game)
             while not self.state.is_terminal():
@@ -243,14 +294,14 @@ class PlaySession:
                         self.show_board()
                     if not self.human_turn():
                         break
-                else:
-                    self.agent_turn()
+                elif not self.agent_turn():
+                    break
             else:
                 quitted = False
         except (EOFError, KeyboardInterrupt):
             self.write("")
         finally:
-            self.finish(quitted)  # the record is saved whatever ended the game, once a move was made
+            self.finish(quitted and self.lost_on_time is None)  # the record is saved whatever ended the game, once a move was made
         return 0
 
     def finish(self, quitted: bool) -> None:
@@ -259,9 +310,13 @@ class PlaySession:
             return
         if self.shown_ply != self.state.ply:
             self.show_board()  # its last line is the result at the end of a game
+        timing = {} if self.time_control is None else {"time_control": self.time_control.spec}
         if quitted:
             plies = self.state.ply
             self.write(f"Game ended by you after {plies} move{'s' if plies != 1 else ''}.")
+        elif self.lost_on_time is not None:
+            timing["end_reason"] = f"lost on time by {self.name(self.lost_on_time)}"  # arena replay says it
+            self.write(self.style.bold("You win on time!" if self.lost_on_time != self.human else "The agent wins on time."))
         else:
             winner = self.state.winner
             verdict = "It's a draw." if winner is None else ("You win!" if winner == self.human else "The agent wins.")
@@ -269,6 +324,7 @@ class PlaySession:
         record = self.state.record(
             players=[("human" if s == self.human else self.opponent_spec) for s in (0, 1)],
             finished=not quitted,
+            **timing,
             # One entry per ply: the agent's search, or null for the person's moves.
             searches=[self.searches.get(ply) for ply in range(self.state.ply)],
         )
@@ -312,9 +368,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     human_seat = opener if first == "human" else 1 - opener
     record = os.path.join("arena-games", f"{game.name}-{time.strftime('%Y%m%d-%H%M%S')}.json") if args.record is None else args.record
     style = terminal_style(sys.stdout, force_ascii=args.ascii, glyphs=args.glyphs)
-    session = PlaySession(game, opponent, human_seat, seed, style, record)  # checks the opponent
+    control = None if args.tc is None else parse_time_control(args.tc)
+    session = PlaySession(game, opponent, human_seat, seed, style, record, time_control=control)  # checks the opponent
     _check_writable(record)
     return session.run()
+
+
+def _clock_text(seconds: float) -> str:
+    """A clock as people read one: ``4:05.3``, ``0:00.0`` once it has run out."""
+    tenths = max(0, round(seconds * 10))
+    return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
 
 
 def _new_in_hand(before: engines.State, after: engines.State, player: int) -> list[str]:
