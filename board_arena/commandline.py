@@ -8,9 +8,10 @@ numba (``arena`` starts on the standard library alone).
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+import sys
+from typing import Callable, NoReturn
 
-__all__ = ["OneLineParser"]
+__all__ = ["OneLineParser", "positive_int", "int_list", "run_script"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -27,3 +28,34 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: a whole number of at least 1 (a count of games, runs, simulations)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1 or str(value) != text.strip().lstrip("+"):
+        raise argparse.ArgumentTypeError(f"give a whole number of at least 1, not {text!r}")
+    return value
+
+
+def int_list(text: str) -> list[int]:
+    """An argparse ``type``: whole numbers of at least 1 separated by commas (``1,2``)."""
+    try:
+        return [positive_int(item) for item in text.split(",")]
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"give whole numbers of at least 1 separated by commas, not {text!r}") from None
+
+
+def run_script(main: Callable[[], int | None], prog: str) -> NoReturn:
+    """Runs a script's ``main`` and exits with its status; a ``ValueError`` it raises (what the
+    arguments name turned out wrong once read: an unknown game or agent, a value out of range) is
+    one line, ``PROG: error: MESSAGE``, and status 2, as argparse's own errors are."""
+    try:
+        status = main()
+    except ValueError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(status or 0)

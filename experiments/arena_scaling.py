@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from board_arena import arena  # noqa: E402
 from board_arena.arena.settings import split_agent_list  # noqa: E402
+from board_arena.commandline import OneLineParser, positive_int, run_script  # noqa: E402
 
 
 def comparable(run):
@@ -52,16 +53,16 @@ def cpu_seconds() -> float:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="kalah")
     parser.add_argument("--agents", default="greedy,mcts:iterations=300")
-    parser.add_argument("--games", type=int, default=600, help="games per pairing")
-    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--games", type=positive_int, default=600, help="games per pairing")
+    parser.add_argument("--concurrency", type=positive_int, nargs="+", default=[1, 2])
     parser.add_argument("--ray", action="store_true", help="also play each on a local Ray instance at the same number of workers (with the move log)")
     parser.add_argument(
         "--move-log", choices=("on", "off", "both"), default="both", help="play with the per-move log, without, or both (default)"
     )
-    parser.add_argument("--repeats", type=int, default=3, help="tournaments per setting; the median is printed (default 3)")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="tournaments per setting; the median is printed (default 3)")
     args = parser.parse_args(argv)
     settings = arena.TournamentSettings.create(args.game, split_agent_list(args.agents), games=args.games, seed=1)
     scratch = tempfile.TemporaryDirectory(prefix="arena-scaling-")
@@ -124,4 +125,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "arena_scaling.py")

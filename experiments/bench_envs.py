@@ -12,13 +12,13 @@ legal actions) and the ratio. Compilation happens before any clock starts.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import time
 
 import numpy as np
 
+from board_arena.commandline import OneLineParser, positive_int, run_script
 from board_arena.envs import BatchedEnv
 
 
@@ -62,12 +62,12 @@ def pettingzoo_step_seconds(name: str, steps: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="kalah")
-    parser.add_argument("--num-envs", type=int, default=4096)
-    parser.add_argument("--steps", type=int, default=200, help="batched steps per timing")
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--pz-steps", type=int, default=20_000)
+    parser.add_argument("--num-envs", type=positive_int, default=4096)
+    parser.add_argument("--steps", type=positive_int, default=200, help="batched steps per timing")
+    parser.add_argument("--repeats", type=positive_int, default=7)
+    parser.add_argument("--pz-steps", type=positive_int, default=20_000)
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
@@ -88,4 +88,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "bench_envs.py")

@@ -35,6 +35,7 @@ from board_arena import (
     engines,  # noqa: E402
 )
 from board_arena.arena.settings import derive_seed, split_agent_list  # noqa: E402
+from board_arena.commandline import OneLineParser, positive_int, run_script
 
 CHEAP = ("random", "greedy")
 
@@ -54,17 +55,21 @@ def measure(game, spec: str, games: int, seed: int):
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", action="append", help="game and parameters (repeatable)")
     parser.add_argument("--agents", default="random,greedy,alphabeta:depth=3,mcts:iterations=1000")
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--cap", type=int, default=10_000)
+    parser.add_argument("--games", type=positive_int, default=200)
+    parser.add_argument("--cap", type=positive_int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     for text in args.game or ["morabaraba", "morabaraba-9"]:
         name, params = agents.parse_spec(text)
+        default_cap = engines.make(name, **params).params.get("max_plies")
+        if default_cap is None:
+            capped_games = [g for g in engines.available_games() if "max_plies" in engines.make(g).params]
+            raise ValueError(f"{name} has no ply cap: its games always end by its rules (games with one: {', '.join(capped_games)})")
         game = engines.make(name, **{**params, "max_plies": args.cap})
-        print(f"{text} (measured with max_plies={args.cap}; default cap {engines.make(name, **params).params['max_plies']})")
+        print(f"{text} (measured with max_plies={args.cap}; default cap {default_cap})")
         longest = 0
         for spec in split_agent_list(args.agents):
             games = args.games if spec.split(":")[0] in CHEAP else max(10, args.games // 10)
@@ -80,4 +85,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "game_lengths.py")

@@ -11,24 +11,24 @@ wall figures depend on the load: read them beside ``uptime``.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import time
 
 from board_arena import agents, engines
+from board_arena.commandline import OneLineParser, int_list, positive_int, run_script
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="kalah", help="game spec (default kalah)")
-    parser.add_argument("--threads", default="1,2", help="thread counts, comma-separated (default 1,2)")
-    parser.add_argument("--simulations", type=int, default=400_000, help="simulations per search (shared by the threads)")
-    parser.add_argument("--repeats", type=int, default=3, help="searches per thread count (default 3)")
+    parser.add_argument("--threads", type=int_list, default=[1, 2], help="thread counts, comma-separated (default 1,2)")
+    parser.add_argument("--simulations", type=positive_int, default=400_000, help="simulations per search (shared by the threads)")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="searches per thread count (default 3)")
     parser.add_argument("--agent", default="mcts", help="the mcts spec (default: the defaults)")
     args = parser.parse_args()
     state = engines.make(args.game).new_initial_state(seed=0)
-    counts = [int(t) for t in args.threads.split(",")]
+    counts = args.threads
     print(f"{args.game}, {args.agent}, {args.simulations:,} simulations a search, median of {args.repeats}; "
           f"load {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
     print(f"{'threads':>7}  {'wall sims/s':>12}  {'CPU sims/s':>12}  {'wall speed-up':>13}")
@@ -49,4 +49,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "mcts_threads.py")

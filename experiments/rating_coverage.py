@@ -12,12 +12,12 @@ and the median time of one fit with its intervals. Nominal is 0.95; the arena pr
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
 from board_arena.arena.ratings import fit_ratings
+from board_arena.commandline import OneLineParser, positive_int, run_script
 
 #: name: (true ratings, games per pairing)
 SHAPES = {
@@ -61,8 +61,8 @@ def coverage(true, games, reps, seed=0):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=400, help="tournaments per shape (default 400)")
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=positive_int, default=400, help="tournaments per shape (default 400)")
     parser.add_argument("--shape", choices=sorted(SHAPES), help="one shape (default: all)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the simulation (default 0)")
     args = parser.parse_args()
@@ -78,4 +78,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "rating_coverage.py")

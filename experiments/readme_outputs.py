@@ -30,7 +30,6 @@ after ``<!-- readme-shown: why -->`` is shown only (interactive, a cluster, an i
 
 from __future__ import annotations
 
-import argparse
 import re
 import shlex
 import subprocess
@@ -39,6 +38,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+
+from board_arena.commandline import OneLineParser
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -313,7 +314,7 @@ def replace_block(text: str, name: str, new: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--long", action="store_true", help="also the long blocks (benchmarks, strength runs, Ray)")
     parser.add_argument("--check", action="store_true", help="compare only (volatile figures masked); exit 1 on a difference")
     parser.add_argument("--only", action="append", choices=sorted(BLOCKS), help="this block only (repeatable)")

@@ -24,20 +24,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from board_arena import arena  # noqa: E402
 from board_arena.arena.report import format_report  # noqa: E402
+from board_arena.commandline import OneLineParser, int_list, positive_int, run_script  # noqa: E402
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="kalah", help="game and parameters (default kalah)")
     parser.add_argument("--agent", default="mcts", help="the agent (default mcts)")
     parser.add_argument("--param", default="iterations", help="its budget parameter (default iterations)")
-    parser.add_argument("--budgets", default="100,300,1000,3000,10000", help="comma-separated budgets")
-    parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
+    parser.add_argument("--budgets", type=int_list, default=[100, 300, 1000, 3000, 10000], help="comma-separated budgets")
+    parser.add_argument("--games", type=positive_int, default=40, help="games per pairing (default 40)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", help="run folder (default: arena-runs/<game>-<agent>-budgets-<hash>)")
     args = parser.parse_args(argv)
 
-    budgets = [int(b) for b in args.budgets.split(",")]
+    budgets = args.budgets
     specs = [f"{args.agent}:{args.param}={b}" for b in budgets]
     settings = arena.TournamentSettings.create(args.game, specs, games=args.games, seed=args.seed)
     out = args.out or settings.default_out_dir()
@@ -64,4 +65,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "strength_vs_budget.py")

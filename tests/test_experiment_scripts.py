@@ -1,0 +1,43 @@
+"""The experiments' scripts refuse bad input in one line with status 2, as ``arena`` does: an
+unreadable value when the arguments are parsed, a game, agent or parameter that does not exist
+once they are read (``board_arena.commandline``)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from board_arena.commandline import int_list, positive_int
+
+EXPERIMENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments")
+
+
+@pytest.mark.parametrize(
+    "script,args,message",
+    [
+        ("arena_scaling.py", ["--games", "0"], "argument --games: give a whole number of at least 1, not '0'"),
+        ("arena_scaling.py", ["--game", "nope", "--games", "2", "--repeats", "1"], "unknown game 'nope'"),
+        ("bench_envs.py", ["--num-envs", "-3"], "argument --num-envs: give a whole number of at least 1, not '-3'"),
+        ("game_lengths.py", ["--game", "morabaraba-9", "--agents", "nope", "--games", "2"], "unknown agent 'nope'"),
+        ("game_lengths.py", ["--game", "kalah"], "kalah has no ply cap: its games always end by its rules (games with one: morabaraba"),
+        ("mcts_threads.py", ["--threads", "1,x"], "argument --threads: give whole numbers of at least 1 separated by commas, not '1,x'"),
+        ("rating_coverage.py", ["--shape", "round"], "argument --shape: invalid choice: 'round'"),
+        ("strength_vs_budget.py", ["--param", "nope", "--budgets", "10,20", "--games", "2"], "mcts has no parameter 'nope'"),
+        ("readme_outputs.py", ["--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(script, args, message, tmp_path):
+    done = subprocess.run([sys.executable, os.path.join(EXPERIMENTS, script), *args], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr and done.stderr.count("\n") == 1 and done.stderr.startswith(f"{script}: error: ")
+
+
+def test_the_number_types_take_whole_numbers_of_at_least_one():
+    assert positive_int("12") == 12 and positive_int(" +3") == 3 and int_list("1,2,8") == [1, 2, 8]
+    for text in ("0", "-1", "1.5", "", "x", "1e3"):
+        with pytest.raises(Exception, match="give a whole number of at least 1"):
+            positive_int(text)
+    with pytest.raises(Exception, match="separated by commas, not '1,,2'"):
+        int_list("1,,2")
