@@ -11,12 +11,15 @@ import pytest
 
 from board_arena import agents, engines
 from board_arena.agents.mcts import (
+    COUNT_MAX_DEPTH,
+    COUNT_NODES,
     COUNT_RECORDS,
     COUNT_SIMULATIONS,
     EVAL_MIX,
     MINIMAX_NODE,
     NO_NODE,
     NODE,
+    PATH_ROOM,
     ROOT,
     UNPROVEN,
     WIDE_MINIMAX_NODE,
@@ -263,6 +266,27 @@ def test_threads_under_a_time_budget_each_search_the_whole_time():
     agent = agents.make_agent("mcts:time=0.05,threads=2", seed=0)
     assert agent.select_move(state) in state.legal_moves()
     assert agent.last_search.simulations > 0 and agent.last_search.nodes >= 2
+
+
+# -- the selection path ----------------------------------------------------------------------
+
+
+def test_a_path_longer_than_its_first_buffer_leaves_the_tree_consistent():
+    """A simulation that finds the selection path buffer full starts again on a longer one: the
+    search still counts each simulation once on every node it passed (a node's visits are its own
+    first one and its children's; the root's are its children's) and each tried node once."""
+    state = engines.make("kalah", pits=4, seeds=3).new_initial_state()
+    tree, _, counters = search_tree(state, Settings(1.4, False, 0, 0.0, 0.0), 20_000)
+    assert counters[COUNT_MAX_DEPTH] > PATH_ROOM and counters[COUNT_SIMULATIONS] == 20_000
+    nodes = 0
+    for node, position, _ in walk(tree, state):
+        nodes += 1
+        below = sum(int(tree[child]["visits"]) for child in tried_children(tree, node))
+        if node == ROOT:
+            assert tree[node]["visits"] == below == 20_000
+        elif not position.is_terminal():
+            assert tree[node]["visits"] == 1 + below
+    assert nodes == counters[COUNT_NODES]
 
 
 # -- memory ----------------------------------------------------------------------------------

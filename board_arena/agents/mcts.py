@@ -273,22 +273,6 @@ def _best_of_children(tree, values, node):
     return best
 
 
-@kernel(inline="always")
-def _push(path, movers, depth, node, mover):
-    """Appends ``(node, mover)`` at ``depth`` of the selection path, doubling the buffers when
-    full; returns them (the old ones when there was room)."""
-    if depth == len(path):
-        wider = np.empty(2 * depth, path.dtype)
-        wider[:depth] = path
-        path = wider
-        wider_movers = np.empty(2 * depth, movers.dtype)
-        wider_movers[:depth] = movers
-        movers = wider_movers
-    path[depth] = node
-    movers[depth] = mover
-    return path, movers
-
-
 #: Leaf evaluations (``eval``): the result of a random game to the end, the game's heuristic of
 #: the new leaf, or ``(1 - weight) rollout + weight heuristic``.
 EVAL_ROLLOUT = 0
@@ -309,6 +293,10 @@ class Settings(NamedTuple):
 
 #: Plain UCT, the search that the tree layout was measured with.
 UCT = Settings(1.4, False, EVAL_ROLLOUT, 0.0, 0.0)
+
+
+#: Levels of the first selection path buffer of an ``mcts_run`` call (doubled as needed).
+PATH_ROOM = 16
 
 
 @kernel(nogil=True)
@@ -338,17 +326,32 @@ def mcts_run(
     that selects a proven node backs up its exact value without evaluating anything.
     """
     work = contract.new_states(root, 1)
-    width = contract.max_moves(root)
-    moves = np.empty(width, contract.MOVE_DTYPE)
-    path = np.empty(64, np.int32)
-    movers = np.empty(64, np.int8)
+    moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
+    done = 0
+    room = PATH_ROOM
+    while True:
+        path = np.empty(room, np.int32)
+        movers = np.empty(room, np.int8)
+        done, path_full = _simulations(
+            root, tree, values, counters, settings, max_simulations, deadline_ns, rng, work, moves, path, movers, done
+        )
+        if not path_full:
+            return done
+        room *= 2  # the simulation that found the path too short starts again: it changed nothing yet
+
+
+@kernel(inline="always")
+def _simulations(root, tree, values, counters, settings, max_simulations, deadline_ns, rng, work, moves, path, movers, done):
+    """``mcts_run``'s loop, on selection path buffers it never replaces (a buffer rebound in the
+    loop would cost reference count updates at every level); returns ``(done, path_full)``,
+    ``path_full`` when a simulation needs a longer path before it changed the tree or ``rng``."""
+    width = len(moves)
     capacity = len(tree)
     c = settings.c
     solver = settings.solver
     alpha = settings.alpha
     minimax = alpha > 0.0
     plain = settings.evaluation == EVAL_ROLLOUT and not minimax
-    done = 0
     while counters[COUNT_SIMULATIONS] < max_simulations and counters[COUNT_RECORDS] + width <= capacity:
         if deadline_ns != 0 and done & 31 == 1 and monotonic_ns() >= deadline_ns:
             break
@@ -364,6 +367,8 @@ def mcts_run(
         lost = -1  # the player who is lost at the leaf, if it is a decided root child
         # Selection and expansion.
         while not contract.is_terminal(s):
+            if depth + 1 == len(path):
+                return done, True
             if tree[node]["children"] == NO_NODE:
                 _expand(tree, node, moves, contract.legal_moves(s, moves), counters)
             mover = contract.current_player(s)
@@ -372,7 +377,8 @@ def mcts_run(
                 counters[COUNT_NODES] += 1
                 contract.apply_move(s, tree[node]["move"])
                 depth += 1
-                path, movers = _push(path, movers, depth, node, mover)
+                path[depth] = node
+                movers[depth] = mover
                 break
             child = _select_child(tree, values, node, c, alpha)
             if child == NO_NODE:  # a root child lost whatever its mover (an extra turn) plays
@@ -381,7 +387,8 @@ def mcts_run(
             node = child
             contract.apply_move(s, tree[node]["move"])
             depth += 1
-            path, movers = _push(path, movers, depth, node, mover)
+            path[depth] = node
+            movers[depth] = mover
             if solver and not math.isfinite(tree[node]["total"]):
                 break
         # Evaluation: a proven leaf's exact value, else the rollout, the heuristic or both.
@@ -439,7 +446,7 @@ def mcts_run(
         counters[COUNT_SIMULATIONS] += 1
         counters[COUNT_MAX_DEPTH] = max(counters[COUNT_MAX_DEPTH], depth)
         done += 1
-    return done
+    return done, False
 
 
 #: Records allocated at first; the tree grows whenever it fills, so a large or time-limited
