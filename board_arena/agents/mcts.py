@@ -158,6 +158,15 @@ def _try_child(tree, node, rng):
     return child
 
 
+#: Visit counts below which UCB1's terms come from tables rather than a division, a square root
+#: and a logarithm per child and level (the same numbers: Python's ``math`` calls the C library
+#: numba's code calls, and IEEE division and square roots are exact roundings).
+SMALL_COUNTS = 4096
+INVERSE = np.array([0.0] + [1.0 / n for n in range(1, SMALL_COUNTS)])
+SQRT_INVERSE = np.array([0.0] + [math.sqrt(1.0 / n) for n in range(1, SMALL_COUNTS)])
+SQRT_LOG = np.array([0.0] + [math.sqrt(math.log(n)) for n in range(1, SMALL_COUNTS)])
+
+
 @kernel(inline="always")
 def _select_child(tree, values, node, c, alpha):
     """The tried child of ``node`` maximising UCB1, mean + c sqrt(ln N) sqrt(1 / n), where the
@@ -169,12 +178,19 @@ def _select_child(tree, values, node, c, alpha):
     once. Every tried child has a
     visit (a simulation created it); ties go to the first found, and children are tried in random
     order. NO_NODE when every tried child is a proven loss."""
-    explore = c * math.sqrt(math.log(tree[node]["visits"]))  # c sqrt(ln N), once per level
+    visits = tree[node]["visits"]
+    explore = c * (SQRT_LOG[visits] if visits < SMALL_COUNTS else math.sqrt(math.log(visits)))  # once per level
     first = tree[node]["children"]
     best = NO_NODE
     best_score = -np.inf
     for child in range(first, first + np.int64(tree[node]["tried"])):
-        inverse = 1.0 / np.float64(tree[child]["visits"])  # one division per child
+        n = tree[child]["visits"]
+        if n < SMALL_COUNTS:
+            inverse = INVERSE[n]
+            root = SQRT_INVERSE[n]
+        else:
+            inverse = 1.0 / np.float64(n)
+            root = math.sqrt(inverse)
         total = tree[child]["total"]
         if math.isfinite(total):  # always so without the solver
             mean = total * inverse
@@ -186,8 +202,8 @@ def _select_child(tree, values, node, c, alpha):
             return child
         else:
             mean = 0.0
-            inverse = 0.0  # nothing left to learn there: no exploration bonus
-        score = mean + explore * math.sqrt(inverse)
+            root = 0.0  # nothing left to learn there: no exploration bonus
+        score = mean + explore * root
         if score > best_score:
             best_score = score
             best = child
