@@ -11,6 +11,7 @@ import pytest
 
 from board_arena import agents, engines
 from board_arena.agents.mcts import (
+    COMPACT_MINIMAX_NODE,
     COUNT_MAX_DEPTH,
     COUNT_NODES,
     COUNT_RECORDS,
@@ -28,6 +29,7 @@ from board_arena.agents.mcts import (
     _proven,
     init_tree,
     mcts_run,
+    tree_record,
 )
 from board_arena.engines import contract
 from board_arena.engines._jit import rng_from_seed
@@ -49,7 +51,7 @@ def exact_value(state) -> float:
 def search_tree(state, settings: Settings, simulations: int, seed: int = 0):
     """One ``mcts_run`` search from ``state`` in a tree large enough for it: (tree, values, counters)."""
     size = simulations * contract.max_moves(state.data) + 1
-    tree = np.empty(size, MINIMAX_NODE if settings.alpha > 0 else NODE)
+    tree = np.empty(size, tree_record(state.data, settings.alpha > 0))
     values = tree["value"] if settings.alpha > 0 else np.empty(0, np.float32)
     counters = np.zeros(4, np.int64)
     init_tree(tree, counters)
@@ -294,10 +296,17 @@ def test_a_path_longer_than_its_first_buffer_leaves_the_tree_consistent():
 
 def test_records_keep_their_size_and_proofs_live_in_the_total():
     """A proven value takes no field of its own, and the implicit minimax value takes the half of
-    ``total`` that float32 frees: the record stays 24 bytes (32 with 64-bit moves)."""
+    ``total`` that float32 frees: the record stays 24 bytes (32 with 64-bit moves, 20 with the
+    compact record of games with small move ids and at most 255 moves, which Kalah's defaults use)."""
     assert NODE.itemsize == MINIMAX_NODE.itemsize == 24 and WIDE_NODE.itemsize == WIDE_MINIMAX_NODE.itemsize == 32
+    assert COMPACT_MINIMAX_NODE.itemsize == 20
     assert set(NODE.names) == {"total", "visits", "children", "move", "legal", "tried"}
-    assert set(MINIMAX_NODE.names) == set(NODE.names) | {"value"}
+    assert set(MINIMAX_NODE.names) == set(COMPACT_MINIMAX_NODE.names) == set(NODE.names) | {"value"}
+    kalah = engines.make("kalah").new_initial_state()
+    assert agents.make_agent("mcts", seed=0)._node_dtype(kalah) == COMPACT_MINIMAX_NODE
+    assert agents.make_agent("mcts:minimax=0", seed=0)._node_dtype(kalah) == NODE
+    morris = engines.make("nine-mens-morris").new_initial_state()  # up to 363 moves: uint16 counts
+    assert agents.make_agent("mcts", seed=0)._node_dtype(morris) == MINIMAX_NODE
     tree, _, counters = search_tree(KALAH_3_3.new_initial_state(), Settings(1.4, True, 0, 0.0, 0.0), 5000)
     proven = [node for node in range(int(counters[COUNT_RECORDS])) if not math.isfinite(tree[node]["total"])]
     assert proven and counters[COUNT_SIMULATIONS] <= 5000

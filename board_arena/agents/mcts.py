@@ -34,14 +34,21 @@ random. The parameters (see the README for the measurements behind each default)
   search is reproducible for a seed and a thread count; a time budget gives each tree the whole
   time. The default of 1 keeps tournaments that run a game per core fair.
 
-The tree is one array of 24-byte ``NODE`` records (32 bytes when move ids need 64 bits). A
-node's children are one contiguous block, made the first time a simulation passes through the
+The tree is one array of 24-byte ``NODE`` records (32 bytes when move ids need 64 bits; 20
+bytes, :data:`COMPACT_MINIMAX_NODE`, for implicit minimax on games whose move ids fit 16 bits
+and whose positions have at most 255 moves: Mancala and Kalah, by default). A node's children are one contiguous block, made the first time a simulation passes through the
 node: a record per legal move, the tried ones first (trying a child swaps its move to the front of
 the untried part), so UCB1 is one loop over ``tree[children : children + tried]``. Records have
 no parent link: a simulation backs up along the path it selected. A proven value needs no field:
 it is kept in ``total`` as a value no sum of rewards reaches (+inf, -inf, nan: see
-:data:`PROVEN_WIN`). The array grows in place (see :func:`grow_tree`); the memory figures are in
-the README.
+:data:`PROVEN_WIN`). The array grows in place (see :func:`grow_tree`).
+
+Memory (``experiments/mcts_memory.py --simulations 1000000``, tracemalloc's peak of one search
+from Kalah's start): with the defaults, 1,735,060 records of 20 bytes for 1,000,001 tried nodes,
+a peak of 33.2 MiB, 34.9 bytes per tried node; of the 14.9 bytes above the node's own record,
+14.7 are the untried records of child blocks (a block is made whole the first time a simulation
+passes through its node) and 0.2 the growth's slack. With ``minimax=0`` (24-byte records):
+40.3 bytes per tried node.
 """
 
 from __future__ import annotations
@@ -72,11 +79,13 @@ from board_arena.engines._jit import (
 )
 
 
-def node_dtype(move_dtype: np.dtype, minimax: bool = False) -> np.dtype:
-    """The tree record of a game whose move ids fit ``move_dtype`` (24 bytes with int32 moves,
-    32 with int64), with a float32 implicit minimax ``value`` when ``minimax`` (the same size:
-    ``total`` is then float32, exact for sums of rollout results up to 2**24 visits of a node;
-    beyond, and for heuristic rewards, rounded to 24 bits, far below what UCB1 tells apart)."""
+def node_dtype(move_dtype: np.dtype, minimax: bool = False, count_dtype: np.dtype = np.dtype(np.uint16)) -> np.dtype:
+    """The tree record of a game whose move ids fit ``move_dtype`` and whose positions have at
+    most ``count_dtype``'s maximum of legal moves (24 bytes with int32 moves, 32 with int64), with
+    a float32 implicit minimax ``value`` when ``minimax`` (the same size: ``total`` is then
+    float32, exact for sums of rollout results up to 2**24 visits of a node; beyond, and for
+    heuristic rewards, rounded to 24 bits, far below what UCB1 tells apart). The minimax record
+    with uint16 moves and uint8 counts is 20 bytes (:data:`COMPACT_MINIMAX_NODE`)."""
     total = [("total", np.float32), ("value", np.float32)] if minimax else [("total", np.float64)]
     return np.dtype(
         [
@@ -86,23 +95,37 @@ def node_dtype(move_dtype: np.dtype, minimax: bool = False) -> np.dtype:
             ("visits", np.int32),  # simulations through this node (0: a move not tried yet)
             ("children", np.int32),  # index of the first record of the child block, NO_NODE until expanded
             ("move", move_dtype),  # the move from the parent into this node
-            ("legal", np.uint16),  # size of the child block: the legal moves of the node's state
-            ("tried", np.uint16),  # children tried so far: the first ``tried`` records of the block
+            ("legal", count_dtype),  # size of the child block: the legal moves of the node's state
+            ("tried", count_dtype),  # children tried so far: the first ``tried`` records of the block
         ],
         align=True,
     )
 
 
 #: The record of games whose move ids fit 32 bits (all but Konane), and of the others; with the
-#: implicit minimax value.
+#: implicit minimax value; and that one for games with move ids below 2**16 and at most 255 legal
+#: moves (Mancala, Kalah: 20 bytes, 4 of them a float32 total saves and 4 the narrow move and counts).
 NODE = node_dtype(np.dtype(np.int32))
 WIDE_NODE = node_dtype(np.dtype(np.int64))
 MINIMAX_NODE = node_dtype(np.dtype(np.int32), minimax=True)
 WIDE_MINIMAX_NODE = node_dtype(np.dtype(np.int64), minimax=True)
-#: Child blocks count their records in uint16.
+COMPACT_MINIMAX_NODE = node_dtype(np.dtype(np.uint16), minimax=True, count_dtype=np.dtype(np.uint8))
+#: Child blocks count their records in uint16 (uint8 in the compact record).
 MAX_BLOCK = 2**16 - 1
+MAX_COMPACT_BLOCK = 2**8 - 1
 NO_NODE = -1
 ROOT = 0
+
+
+def tree_record(root: np.void, minimax: bool) -> np.dtype:
+    """The smallest of the records above that holds the moves of ``root``'s game, with the implicit
+    minimax value if ``minimax``."""
+    bound = contract.move_bound(root)
+    if minimax and bound <= 2**16 and contract.max_moves(root) <= MAX_COMPACT_BLOCK:
+        return COMPACT_MINIMAX_NODE
+    if bound <= 2**31:
+        return MINIMAX_NODE if minimax else NODE
+    return WIDE_MINIMAX_NODE if minimax else WIDE_NODE
 
 # Slots of the ``counters`` array, kept between calls when the tree grows.
 COUNT_NODES = 0  # nodes the simulations created (tried children and the root)
@@ -666,10 +689,7 @@ class MCTSAgent(TreeSearchAgent):
         return width
 
     def _node_dtype(self, state) -> np.dtype:
-        narrow = contract.move_bound(state.data) <= 2**31
-        if self.settings(state.game).alpha > 0.0:
-            return MINIMAX_NODE if narrow else WIDE_MINIMAX_NODE
-        return NODE if narrow else WIDE_NODE
+        return tree_record(state.data, self.settings(state.game).alpha > 0.0)
 
     def settings(self, game: Game) -> Settings:
         """The search's :class:`Settings` for ``game`` from the agent's parameters."""
