@@ -366,24 +366,6 @@ def mcts_run(
     """
     work = contract.new_states(root, 1)
     moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
-    done = 0
-    room = PATH_ROOM
-    while True:
-        path = np.empty(room, np.int32)
-        movers = np.empty(room, np.int8)
-        done, path_full = _simulations(
-            root, tree, values, counters, settings, max_simulations, deadline_ns, rng, work, moves, path, movers, done
-        )
-        if not path_full:
-            return done
-        room *= 2  # the simulation that found the path too short starts again: it changed nothing yet
-
-
-@kernel(inline="always")
-def _simulations(root, tree, values, counters, settings, max_simulations, deadline_ns, rng, work, moves, path, movers, done):
-    """``mcts_run``'s loop, on selection path buffers it never replaces (a buffer rebound in the
-    loop would cost reference count updates at every level); returns ``(done, path_full)``,
-    ``path_full`` when a simulation needs a longer path before it changed the tree or ``rng``."""
     width = len(moves)
     capacity = len(tree)
     c = settings.c
@@ -391,101 +373,115 @@ def _simulations(root, tree, values, counters, settings, max_simulations, deadli
     alpha = settings.alpha
     minimax = alpha > 0.0
     plain = settings.evaluation == EVAL_ROLLOUT and not minimax
-    while counters[COUNT_SIMULATIONS] < max_simulations and counters[COUNT_RECORDS] + width <= capacity:
-        if deadline_ns != 0 and done & 31 == 1 and monotonic_ns() >= deadline_ns:
-            break
-        if solver and not math.isfinite(tree[ROOT]["total"]):
-            break  # the root is proven: nothing left to search
-        work[0] = root
-        s = work[0]
-        node = ROOT
-        path[0] = ROOT
-        movers[0] = -1
-        depth = 0
-        proved = False  # this simulation proved its leaf (a new one that ends the game)
-        lost = -1  # the player who is lost at the leaf, if it is a decided root child
-        # Selection and expansion.
-        while not contract.is_terminal(s):
-            if depth + 1 == len(path):
-                return done, True
-            if tree[node]["children"] == NO_NODE:
-                _expand(tree, node, moves, contract.legal_moves(s, moves), counters)
-            mover = contract.current_player(s)
-            if tree[node]["tried"] < tree[node]["legal"]:
-                node = _try_child(tree, node, rng)
-                counters[COUNT_NODES] += 1
+    done = 0
+    room = PATH_ROOM
+    path_full = True
+    while path_full:
+        # The selection path buffers, never rebound inside the simulation loop (rebinding them
+        # there costs reference count updates at every level). A simulation that finds them full
+        # stops before it changes anything and starts again on buffers twice as long.
+        path = np.empty(room, np.int32)
+        movers = np.empty(room, np.int8)
+        room *= 2
+        path_full = False
+        while counters[COUNT_SIMULATIONS] < max_simulations and counters[COUNT_RECORDS] + width <= capacity:
+            if deadline_ns != 0 and done & 31 == 1 and monotonic_ns() >= deadline_ns:
+                break
+            if solver and not math.isfinite(tree[ROOT]["total"]):
+                break  # the root is proven: nothing left to search
+            work[0] = root
+            s = work[0]
+            node = ROOT
+            path[0] = ROOT
+            movers[0] = -1
+            depth = 0
+            proved = False  # this simulation proved its leaf (a new one that ends the game)
+            lost = -1  # the player who is lost at the leaf, if it is a decided root child
+            # Selection and expansion.
+            while not contract.is_terminal(s):
+                if depth + 1 == len(path):
+                    path_full = True  # before this simulation changed the tree or the generator
+                    break
+                if tree[node]["children"] == NO_NODE:
+                    _expand(tree, node, moves, contract.legal_moves(s, moves), counters)
+                mover = contract.current_player(s)
+                if tree[node]["tried"] < tree[node]["legal"]:
+                    node = _try_child(tree, node, rng)
+                    counters[COUNT_NODES] += 1
+                    contract.apply_move(s, tree[node]["move"])
+                    depth += 1
+                    path[depth] = node
+                    movers[depth] = mover
+                    break
+                child = _select_child(tree, values, node, c, alpha)
+                if child == NO_NODE:  # a root child lost whatever its mover (an extra turn) plays
+                    lost = mover  # see _mark_proven: it keeps its mean, and this simulation a loss
+                    break
+                node = child
                 contract.apply_move(s, tree[node]["move"])
                 depth += 1
                 path[depth] = node
                 movers[depth] = mover
-                break
-            child = _select_child(tree, values, node, c, alpha)
-            if child == NO_NODE:  # a root child lost whatever its mover (an extra turn) plays
-                lost = mover  # see _mark_proven: it keeps its mean, and this simulation a loss
-                break
-            node = child
-            contract.apply_move(s, tree[node]["move"])
-            depth += 1
-            path[depth] = node
-            movers[depth] = mover
-            if solver and not math.isfinite(tree[node]["total"]):
-                break
-        # Evaluation: a proven leaf's exact value, else the rollout, the heuristic or both.
-        leaf = path[depth]
-        exact = _proven(tree[leaf]["total"]) if solver else UNPROVEN
-        if exact != UNPROVEN:
-            result = exact if movers[depth] == 0 else -exact
-            heuristic = result
-        elif lost >= 0:
-            result = -1.0 if lost == 0 else 1.0
-            heuristic = result
-        elif plain:  # the common case first, with no test that the playout makes anyway
-            plies = contract.random_playout(s, rng, moves)
-            result = contract.outcome(s)
-            heuristic = 0.0
-            if solver and plies == 0:  # the new leaf ends the game (older ones are proven)
-                proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
-        elif contract.is_terminal(s):
-            result = contract.outcome(s)
-            heuristic = result
-            if solver:
-                proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
-        else:
-            heuristic = contract.heuristic(s) if minimax or settings.evaluation != EVAL_ROLLOUT else 0.0
-            if settings.evaluation == EVAL_HEURISTIC:
-                result = heuristic
-            else:
-                contract.random_playout(s, rng, moves)
-                result = contract.outcome(s)  # player 0's
-                if settings.evaluation == EVAL_MIX:
-                    result = (1.0 - settings.weight) * result + settings.weight * heuristic
-        # A proof climbs while the children of the next node up decide it.
-        i = depth - 1
-        while proved and i >= 0:
-            value = _proof_of(tree, path[i])
-            if value == UNPROVEN:
-                break
-            proved = _mark_proven(tree, path[i], i, value if i == 0 or movers[i] == movers[i + 1] else -value)
-            i -= 1
-        # Implicit minimax (Lanctot, Winands, Pepels and Sturtevant 2014): the leaf's heuristic,
-        # then each node up the path the best of its children's, until one does not change.
-        if minimax:
-            values[leaf] = heuristic if movers[depth] == 0 else -heuristic
-            for i in range(depth - 1, 0, -1):
-                best = _best_of_children(tree, values, path[i])
-                value = np.float32(best if movers[i] == movers[i + 1] else -best)
-                if values[path[i]] == value:
+                if solver and not math.isfinite(tree[node]["total"]):
                     break
-                values[path[i]] = value
-        # Back up, each node from its mover's side (a proven total stays as it is).
-        for i in range(depth + 1):
-            record = tree[path[i]]
-            record["visits"] += 1
-            record["total"] += result if movers[i] == 0 else -result
-        counters[COUNT_SIMULATIONS] += 1
-        counters[COUNT_MAX_DEPTH] = max(counters[COUNT_MAX_DEPTH], depth)
-        done += 1
-    return done, False
+            if path_full:
+                break
+            # Evaluation: a proven leaf's exact value, else the rollout, the heuristic or both.
+            leaf = path[depth]
+            exact = _proven(tree[leaf]["total"]) if solver else UNPROVEN
+            if exact != UNPROVEN:
+                result = exact if movers[depth] == 0 else -exact
+                heuristic = result
+            elif lost >= 0:
+                result = -1.0 if lost == 0 else 1.0
+                heuristic = result
+            elif plain:  # the common case first, with no test that the playout makes anyway
+                plies = contract.random_playout(s, rng, moves)
+                result = contract.outcome(s)
+                heuristic = 0.0
+                if solver and plies == 0:  # the new leaf ends the game (older ones are proven)
+                    proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
+            elif contract.is_terminal(s):
+                result = contract.outcome(s)
+                heuristic = result
+                if solver:
+                    proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
+            else:
+                heuristic = contract.heuristic(s) if minimax or settings.evaluation != EVAL_ROLLOUT else 0.0
+                if settings.evaluation == EVAL_HEURISTIC:
+                    result = heuristic
+                else:
+                    contract.random_playout(s, rng, moves)
+                    result = contract.outcome(s)  # player 0's
+                    if settings.evaluation == EVAL_MIX:
+                        result = (1.0 - settings.weight) * result + settings.weight * heuristic
+            # A proof climbs while the children of the next node up decide it.
+            i = depth - 1
+            while proved and i >= 0:
+                value = _proof_of(tree, path[i])
+                if value == UNPROVEN:
+                    break
+                proved = _mark_proven(tree, path[i], i, value if i == 0 or movers[i] == movers[i + 1] else -value)
+                i -= 1
+            # Implicit minimax (Lanctot, Winands, Pepels and Sturtevant 2014): the leaf's heuristic,
+            # then each node up the path the best of its children's, until one does not change.
+            if minimax:
+                values[leaf] = heuristic if movers[depth] == 0 else -heuristic
+                for i in range(depth - 1, 0, -1):
+                    best = _best_of_children(tree, values, path[i])
+                    value = np.float32(best if movers[i] == movers[i + 1] else -best)
+                    if values[path[i]] == value:
+                        break
+                    values[path[i]] = value
+            # Back up, each node from its mover's side (a proven total stays as it is).
+            for i in range(depth + 1):
+                record = tree[path[i]]
+                record["visits"] += 1
+                record["total"] += result if movers[i] == 0 else -result
+            counters[COUNT_SIMULATIONS] += 1
+            counters[COUNT_MAX_DEPTH] = max(counters[COUNT_MAX_DEPTH], depth)
+            done += 1
+    return done
 
 
 #: Records allocated at first; the tree grows whenever it fills, so a large or time-limited
