@@ -36,8 +36,9 @@ random. The parameters (see the README for the measurements behind each default)
 
 The tree is one array of 24-byte ``NODE`` records (32 bytes when move ids need 64 bits; 20
 bytes, :data:`COMPACT_MINIMAX_NODE`, for implicit minimax on games whose move ids fit 16 bits
-and whose positions have at most 255 moves: Mancala and Kalah, by default). A node's children are one contiguous block, made the first time a simulation passes through the
-node: a record per legal move, the tried ones first (trying a child swaps its move to the front of
+and whose positions have at most 255 moves: Mancala and Kalah, by default). A node's children
+are one contiguous block, made the first time a simulation passes through the node: a record
+per legal move, the tried ones first (trying a child swaps its move to the front of
 the untried part), so UCB1 is one loop over ``tree[children : children + tried]``. Records have
 no parent link: a simulation backs up along the path it selected. A proven value needs no field:
 it is kept in ``total`` as a value no sum of rewards reaches (+inf, -inf, nan: see
@@ -104,7 +105,7 @@ def node_dtype(move_dtype: np.dtype, minimax: bool = False, count_dtype: np.dtyp
 
 #: The record of games whose move ids fit 32 bits (all but Konane), and of the others; with the
 #: implicit minimax value; and that one for games with move ids below 2**16 and at most 255 legal
-#: moves (Mancala, Kalah: 20 bytes, 4 of them a float32 total saves and 4 the narrow move and counts).
+#: moves (Mancala, Kalah: 20 bytes, with a uint16 move and uint8 counts).
 NODE = node_dtype(np.dtype(np.int32))
 WIDE_NODE = node_dtype(np.dtype(np.int64))
 MINIMAX_NODE = node_dtype(np.dtype(np.int32), minimax=True)
@@ -126,6 +127,7 @@ def tree_record(root: np.void, minimax: bool) -> np.dtype:
     if bound <= 2**31:
         return MINIMAX_NODE if minimax else NODE
     return WIDE_MINIMAX_NODE if minimax else WIDE_NODE
+
 
 # Slots of the ``counters`` array, kept between calls when the tree grows.
 COUNT_NODES = 0  # nodes the simulations created (tried children and the root)
