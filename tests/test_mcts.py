@@ -11,12 +11,16 @@ import pytest
 
 from board_arena import agents, engines
 from board_arena.agents.mcts import (
+    COMPACT_MINIMAX_NODE,
+    COUNT_MAX_DEPTH,
+    COUNT_NODES,
     COUNT_RECORDS,
     COUNT_SIMULATIONS,
     EVAL_MIX,
     MINIMAX_NODE,
     NO_NODE,
     NODE,
+    PATH_ROOM,
     ROOT,
     UNPROVEN,
     WIDE_MINIMAX_NODE,
@@ -25,6 +29,7 @@ from board_arena.agents.mcts import (
     _proven,
     init_tree,
     mcts_run,
+    tree_record,
 )
 from board_arena.engines import contract
 from board_arena.engines._jit import rng_from_seed
@@ -46,7 +51,7 @@ def exact_value(state) -> float:
 def search_tree(state, settings: Settings, simulations: int, seed: int = 0):
     """One ``mcts_run`` search from ``state`` in a tree large enough for it: (tree, values, counters)."""
     size = simulations * contract.max_moves(state.data) + 1
-    tree = np.empty(size, MINIMAX_NODE if settings.alpha > 0 else NODE)
+    tree = np.empty(size, tree_record(state.data, settings.alpha > 0))
     values = tree["value"] if settings.alpha > 0 else np.empty(0, np.float32)
     counters = np.zeros(4, np.int64)
     init_tree(tree, counters)
@@ -265,15 +270,43 @@ def test_threads_under_a_time_budget_each_search_the_whole_time():
     assert agent.last_search.simulations > 0 and agent.last_search.nodes >= 2
 
 
+# -- the selection path ----------------------------------------------------------------------
+
+
+def test_a_path_longer_than_its_first_buffer_leaves_the_tree_consistent():
+    """A simulation that finds the selection path buffer full starts again on a longer one: the
+    search still counts each simulation once on every node it passed (a node's visits are its own
+    first one and its children's; the root's are its children's) and each tried node once."""
+    state = engines.make("kalah", pits=4, seeds=3).new_initial_state()
+    tree, _, counters = search_tree(state, Settings(1.4, False, 0, 0.0, 0.0), 20_000)
+    assert counters[COUNT_MAX_DEPTH] > PATH_ROOM and counters[COUNT_SIMULATIONS] == 20_000
+    nodes = 0
+    for node, position, _ in walk(tree, state):
+        nodes += 1
+        below = sum(int(tree[child]["visits"]) for child in tried_children(tree, node))
+        if node == ROOT:
+            assert tree[node]["visits"] == below == 20_000
+        elif not position.is_terminal():
+            assert tree[node]["visits"] == 1 + below
+    assert nodes == counters[COUNT_NODES]
+
+
 # -- memory ----------------------------------------------------------------------------------
 
 
 def test_records_keep_their_size_and_proofs_live_in_the_total():
     """A proven value takes no field of its own, and the implicit minimax value takes the half of
-    ``total`` that float32 frees: the record stays 24 bytes (32 with 64-bit moves)."""
+    ``total`` that float32 frees: the record stays 24 bytes (32 with 64-bit moves, 20 with the
+    compact record of games with small move ids and at most 255 moves, which Kalah's defaults use)."""
     assert NODE.itemsize == MINIMAX_NODE.itemsize == 24 and WIDE_NODE.itemsize == WIDE_MINIMAX_NODE.itemsize == 32
+    assert COMPACT_MINIMAX_NODE.itemsize == 20
     assert set(NODE.names) == {"total", "visits", "children", "move", "legal", "tried"}
-    assert set(MINIMAX_NODE.names) == set(NODE.names) | {"value"}
+    assert set(MINIMAX_NODE.names) == set(COMPACT_MINIMAX_NODE.names) == set(NODE.names) | {"value"}
+    kalah = engines.make("kalah").new_initial_state()
+    assert agents.make_agent("mcts", seed=0)._node_dtype(kalah) == COMPACT_MINIMAX_NODE
+    assert agents.make_agent("mcts:minimax=0", seed=0)._node_dtype(kalah) == NODE
+    morris = engines.make("nine-mens-morris").new_initial_state()  # up to 363 moves: uint16 counts
+    assert agents.make_agent("mcts", seed=0)._node_dtype(morris) == MINIMAX_NODE
     tree, _, counters = search_tree(KALAH_3_3.new_initial_state(), Settings(1.4, True, 0, 0.0, 0.0), 5000)
     proven = [node for node in range(int(counters[COUNT_RECORDS])) if not math.isfinite(tree[node]["total"])]
     assert proven and counters[COUNT_SIMULATIONS] <= 5000

