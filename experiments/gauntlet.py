@@ -24,12 +24,18 @@ time times that share.
 ``--opening-values`` (games with an endgame database: Kalah) also solves each pair's opening
 exactly (board_arena/agents/solver.py with the largest endgame database in the cache folder, at
 most ``--solve-seconds`` of processor time each; the proven bounds of the margin cached in
-``--out``/opening-values.json) and splits each score by what the opening is
+``--values``, by default ``--out``/opening-values.json, the format that
+``experiments/balanced_openings.py`` writes too) and splits each score by what the opening is
 worth, under perfect play, to the seat our agent held: won, drawn, lost (or undecided within
 the time). A seat-swapped pair
 from a decisive opening gives each agent the winning side once and the losing side once, so a
 score above 50% needs wins from lost positions: the opponent's mistakes. The split says how much
 of a score comes from converting won positions and how much from swindling lost ones.
+
+``--openings experiments/data/kalah_balanced_openings.txt`` plays from solved openings worth at
+most 2 seeds to either side (``experiments/balanced_openings.py``), as chess testers play from
+books of balanced positions: the score then measures the agents rather than the dice of the
+openings.
 
 The default agents are our best per game (``BEST``). Bad arguments are one line and status 2.
 """
@@ -149,7 +155,7 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
     share = meter.share if args.concurrency == 1 else None
     margins = None
     if args.opening_values and game.has_endgame_databases:
-        margins = opening_margins(run, Path(args.out), args.table_mb, args.solve_seconds)
+        margins = opening_margins(run, args.values, args.table_mb, args.solve_seconds)
     rows = []
     for label in settings.labels[1:]:
         played = [g for g in run.games if label in (g.player0, g.player1)]
@@ -173,17 +179,16 @@ def _ms_per_move(times: list[tuple[float, int]]) -> float:
     return 1000 * sum(t for t, _ in times) / max(1, sum(n for _, n in times))
 
 
-def opening_margins(run: arena.Run, out: Path, table_mb: float, cpu_seconds: float) -> dict[int, list[int]]:
+def opening_margins(run: arena.Run, path: Path, table_mb: float, cpu_seconds: float) -> dict[int, list[int]]:
     """Bounds ``[lower, upper]`` of the final margin (player 0's, under perfect play) of each
     game's opening position, by game id, equal when solved within ``cpu_seconds``; each position
-    solved once and kept in ``out``/opening-values.json (the runs of one game at several times
-    share their openings)."""
+    solved once and kept in the JSON file ``path`` (the runs of one game at several times share
+    their openings)."""
     from board_arena.agents.solver import new_solver_table, solve
     from board_arena.arena.openings import opening_length
 
     settings = run.settings
     game = settings.make_game()
-    path = out / "opening-values.json"
     known: dict[str, list[int]] = json.loads(path.read_text()) if path.is_file() else {}
     table = db = None
     margins = {}
@@ -270,6 +275,8 @@ def parse_args(argv):
     parser.add_argument("--out", default="gauntlet-runs", help="folder of the runs and of a Markdown table per game, GAME.md (default gauntlet-runs)")
     parser.add_argument("--opening-values", action="store_true",
                         help="solve each opening exactly (games with an endgame database) and split the scores by its value")
+    parser.add_argument("--values", help="with --opening-values: the JSON file of solved openings, read and extended "
+                        "(default OUT/opening-values.json; experiments/balanced_openings.py writes the same format)")
     parser.add_argument("--table-mb", type=float, default=1024.0,
                         help="with --opening-values: the solver's table, MiB (default 1024)")
     parser.add_argument("--solve-seconds", type=float, default=30.0,
@@ -296,6 +303,7 @@ def parse_args(argv):
     if args.concurrency < 1:
         parser.error(f"--concurrency must be at least 1, not {args.concurrency}")
     out = Path(args.out)
+    args.values = Path(args.values) if args.values else out / "opening-values.json"
     if out.exists() and not out.is_dir():
         parser.error(f"--out {out} is a file, not a folder")
     try:
