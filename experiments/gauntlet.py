@@ -9,7 +9,8 @@ For each game and each time per move, one arena run (``arena run --gauntlet``): 
 agents ``--games`` games in seat-swapped pairs, each pair from its own random opening
 (``--openings random:4``: four uniformly random plies, the same for both games of a pair), every
 searching agent given the same wall-clock time per move (``--move-time``). The runs are stored in
-``--out`` (one folder per game and time, ``kalah-100ms``): running the same command again resumes
+``--out`` (one folder per game and time, ``kalah-100ms``; openings other than random:4 add their
+name, ``kalah-100ms-kalah-balanced-openings``): running the same command again resumes
 them, and with more ``--games`` grows them.
 
 Printed per game, and written as Markdown (``--out``/GAME.md, for the README): each of our
@@ -63,6 +64,7 @@ PLUGIN = str(Path(__file__).resolve().parent / "plugins" / "openspiel_mcts.py")
 OPPONENT = "openspiel-mcts"
 DEFAULT_GAMES = "kalah,nine-mens-morris"
 DEFAULT_TIMES = "0.02,0.1,0.3"
+DEFAULT_OPENINGS = "random:4"
 #: Our best agent per game (see the README's gauntlet section for how each was chosen). Kalah's
 #: reads the 16-seed endgame database, built into the cache folder at its first use (about 30 MB;
 #: python -m board_arena.engines.mancala.endgame --seeds 16 --no-empty-capture builds it first).
@@ -129,10 +131,15 @@ class Meter:
         return sum(self.loads) / len(self.loads) if self.loads else None
 
 
-def folder_name(game_spec: str, move_time: float | None) -> str:
-    """``kalah-100ms``, ``kalah-pits-5-budgets``: one run folder per game variant and time."""
+def folder_name(game_spec: str, move_time: float | None, openings: str = DEFAULT_OPENINGS) -> str:
+    """``kalah-100ms``, ``kalah-pits-5-budgets``: one run folder per game variant and time;
+    openings other than the default add their name (``kalah-100ms-random-2``,
+    ``kalah-100ms-kalah-balanced-openings``), so that runs of both kinds share ``--out``."""
     name = re.sub(r"[^A-Za-z0-9]+", "-", game_spec).strip("-")
-    return f"{name}-{round(1000 * move_time)}ms" if move_time else f"{name}-budgets"
+    name = f"{name}-{round(1000 * move_time)}ms" if move_time else f"{name}-budgets"
+    if openings != DEFAULT_OPENINGS:
+        name += "-" + re.sub(r"[^A-Za-z0-9]+", "-", Path(openings).stem if Path(openings).suffix else openings).strip("-")
+    return name
 
 
 def play(args, game_spec: str, specs: list[str], move_time: float | None, games: int) -> list[Row]:
@@ -142,7 +149,7 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
         openings=args.openings, gauntlet=True, plugins=tuple(args.plugin),
     )
     game = settings.make_game()
-    folder = Path(args.out) / folder_name(game_spec, move_time)
+    folder = Path(args.out) / folder_name(game_spec, move_time, args.openings)
     folder.mkdir(parents=True, exist_ok=True)
     meter = Meter(folder)
     try:
@@ -266,7 +273,8 @@ def parse_args(argv):
                         help=f"seconds per move, comma-separated; 'none': the agents' own budgets (default {DEFAULT_TIMES})")
     parser.add_argument("--games", default="100",
                         help="games per agent and time, even; one number, or one per time (default 100)")
-    parser.add_argument("--openings", default="random:4", help="random:N or a file of openings (default random:4)")
+    parser.add_argument("--openings", default=DEFAULT_OPENINGS,
+                        help=f"random:N or a file of openings (default {DEFAULT_OPENINGS}; others name the run folders)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--concurrency", type=int, default=1,
                         help="games played at once (default 1: one core, and the processor share measured)")
@@ -345,7 +353,7 @@ def run(args) -> int:
             rows += play(args, game_spec, specs, move_time, games)
         table = markdown([r for r in rows if r.game == game_spec], args.opponent, args.openings)
         print(table, flush=True)
-        (Path(args.out) / f"{folder_name(game_spec, None).removesuffix('-budgets')}.md").write_text(table)
+        (Path(args.out) / f"{folder_name(game_spec, None, args.openings).replace('-budgets', '')}.md").write_text(table)
     return 0
 
 

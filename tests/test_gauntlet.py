@@ -111,7 +111,9 @@ def test_a_balanced_openings_file_and_its_values_serve_the_gauntlet(tmp_path, mo
             "--times", "none", "--games", "4", "--out", str(out), "--quiet", "--opening-values",
             "--openings", str(book), "--values", str(values)]
     assert module.main(argv) == 0
-    run = arena.load_run(str(out / "kalah-pits-3-seeds-3-budgets"))
+    # The openings name the run folder and the table, beside the default openings' runs.
+    run = arena.load_run(str(out / "kalah-pits-3-seeds-3-budgets-balanced"))
+    assert (out / "kalah-pits-3-seeds-3-balanced.md").is_file()
     assert [" ".join(g.moves[:4]) for g in run.games[::2]] == [line for line in book.read_text().splitlines()
                                                               if not line.startswith("#")]
     assert not (out / "opening-values.json").exists()
