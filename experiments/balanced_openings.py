@@ -149,7 +149,7 @@ def balanced_openings(game_spec: str, plies: int, bound: int, count: int, seed: 
     processes, each with its own table of ``table_mb`` MiB.
 
     Raises:
-        ValueError: a game the solver cannot solve (hidden information, no margin), or bad counts.
+        ValueError: a game with hidden information, or bad counts.
     """
     name, params = parse_game_spec(game_spec)
     game = engines.make(name, **params)
