@@ -9,7 +9,8 @@ For each game and each time per move, one arena run (``arena run --gauntlet``): 
 agents ``--games`` games in seat-swapped pairs, each pair from its own random opening
 (``--openings random:4``: four uniformly random plies, the same for both games of a pair), every
 searching agent given the same wall-clock time per move (``--move-time``). The runs are stored in
-``--out`` (one folder per game and time, ``kalah-100ms``): running the same command again resumes
+``--out`` (one folder per game and time, ``kalah-100ms``; openings other than random:4 add their
+name, ``kalah-100ms-kalah-balanced-openings``): running the same command again resumes
 them, and with more ``--games`` grows them.
 
 Printed per game, and written as Markdown (``--out``/GAME.md, for the README): each of our
@@ -24,12 +25,18 @@ time times that share.
 ``--opening-values`` (games with an endgame database: Kalah) also solves each pair's opening
 exactly (board_arena/agents/solver.py with the largest endgame database in the cache folder, at
 most ``--solve-seconds`` of processor time each; the proven bounds of the margin cached in
-``--out``/opening-values.json) and splits each score by what the opening is
+``--values``, by default ``--out``/opening-values.json, the format that
+``experiments/balanced_openings.py`` writes too) and splits each score by what the opening is
 worth, under perfect play, to the seat our agent held: won, drawn, lost (or undecided within
 the time). A seat-swapped pair
 from a decisive opening gives each agent the winning side once and the losing side once, so a
 score above 50% needs wins from lost positions: the opponent's mistakes. The split says how much
 of a score comes from converting won positions and how much from swindling lost ones.
+
+``--openings experiments/data/kalah_balanced_openings.txt`` plays from solved openings worth at
+most 2 seeds to either side (``experiments/balanced_openings.py``), as chess testers play from
+books of balanced positions: the score then measures the agents rather than the dice of the
+openings.
 
 The default agents are our best per game (``BEST``). Bad arguments are one line and status 2.
 """
@@ -57,6 +64,7 @@ PLUGIN = str(Path(__file__).resolve().parent / "plugins" / "openspiel_mcts.py")
 OPPONENT = "openspiel-mcts"
 DEFAULT_GAMES = "kalah,nine-mens-morris"
 DEFAULT_TIMES = "0.02,0.1,0.3"
+DEFAULT_OPENINGS = "random:4"
 #: Our best agent per game (see the README's gauntlet section for how each was chosen). Kalah's
 #: reads the 16-seed endgame database, built into the cache folder at its first use (about 30 MB;
 #: python -m board_arena.engines.mancala.endgame --seeds 16 --no-empty-capture builds it first).
@@ -123,10 +131,15 @@ class Meter:
         return sum(self.loads) / len(self.loads) if self.loads else None
 
 
-def folder_name(game_spec: str, move_time: float | None) -> str:
-    """``kalah-100ms``, ``kalah-pits-5-budgets``: one run folder per game variant and time."""
+def folder_name(game_spec: str, move_time: float | None, openings: str = DEFAULT_OPENINGS) -> str:
+    """``kalah-100ms``, ``kalah-pits-5-budgets``: one run folder per game variant and time;
+    openings other than the default add their name (``kalah-100ms-random-2``,
+    ``kalah-100ms-kalah-balanced-openings``), so that runs of both kinds share ``--out``."""
     name = re.sub(r"[^A-Za-z0-9]+", "-", game_spec).strip("-")
-    return f"{name}-{round(1000 * move_time)}ms" if move_time else f"{name}-budgets"
+    name = f"{name}-{round(1000 * move_time)}ms" if move_time else f"{name}-budgets"
+    if openings != DEFAULT_OPENINGS:
+        name += "-" + re.sub(r"[^A-Za-z0-9]+", "-", Path(openings).stem if Path(openings).suffix else openings).strip("-")
+    return name
 
 
 def play(args, game_spec: str, specs: list[str], move_time: float | None, games: int) -> list[Row]:
@@ -136,7 +149,7 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
         openings=args.openings, gauntlet=True, plugins=tuple(args.plugin),
     )
     game = settings.make_game()
-    folder = Path(args.out) / folder_name(game_spec, move_time)
+    folder = Path(args.out) / folder_name(game_spec, move_time, args.openings)
     folder.mkdir(parents=True, exist_ok=True)
     meter = Meter(folder)
     try:
@@ -149,7 +162,7 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
     share = meter.share if args.concurrency == 1 else None
     margins = None
     if args.opening_values and game.has_endgame_databases:
-        margins = opening_margins(run, Path(args.out), args.table_mb, args.solve_seconds)
+        margins = opening_margins(run, args.values, args.table_mb, args.solve_seconds)
     rows = []
     for label in settings.labels[1:]:
         played = [g for g in run.games if label in (g.player0, g.player1)]
@@ -173,17 +186,16 @@ def _ms_per_move(times: list[tuple[float, int]]) -> float:
     return 1000 * sum(t for t, _ in times) / max(1, sum(n for _, n in times))
 
 
-def opening_margins(run: arena.Run, out: Path, table_mb: float, cpu_seconds: float) -> dict[int, list[int]]:
+def opening_margins(run: arena.Run, path: Path, table_mb: float, cpu_seconds: float) -> dict[int, list[int]]:
     """Bounds ``[lower, upper]`` of the final margin (player 0's, under perfect play) of each
     game's opening position, by game id, equal when solved within ``cpu_seconds``; each position
-    solved once and kept in ``out``/opening-values.json (the runs of one game at several times
-    share their openings)."""
+    solved once and kept in the JSON file ``path`` (the runs of one game at several times share
+    their openings)."""
     from board_arena.agents.solver import new_solver_table, solve
     from board_arena.arena.openings import opening_length
 
     settings = run.settings
     game = settings.make_game()
-    path = out / "opening-values.json"
     known: dict[str, list[int]] = json.loads(path.read_text()) if path.is_file() else {}
     table = db = None
     margins = {}
@@ -261,7 +273,8 @@ def parse_args(argv):
                         help=f"seconds per move, comma-separated; 'none': the agents' own budgets (default {DEFAULT_TIMES})")
     parser.add_argument("--games", default="100",
                         help="games per agent and time, even; one number, or one per time (default 100)")
-    parser.add_argument("--openings", default="random:4", help="random:N or a file of openings (default random:4)")
+    parser.add_argument("--openings", default=DEFAULT_OPENINGS,
+                        help=f"random:N or a file of openings (default {DEFAULT_OPENINGS}; others name the run folders)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--concurrency", type=int, default=1,
                         help="games played at once (default 1: one core, and the processor share measured)")
@@ -270,6 +283,8 @@ def parse_args(argv):
     parser.add_argument("--out", default="gauntlet-runs", help="folder of the runs and of a Markdown table per game, GAME.md (default gauntlet-runs)")
     parser.add_argument("--opening-values", action="store_true",
                         help="solve each opening exactly (games with an endgame database) and split the scores by its value")
+    parser.add_argument("--values", help="with --opening-values: the JSON file of solved openings, read and extended "
+                        "(default OUT/opening-values.json; experiments/balanced_openings.py writes the same format)")
     parser.add_argument("--table-mb", type=float, default=1024.0,
                         help="with --opening-values: the solver's table, MiB (default 1024)")
     parser.add_argument("--solve-seconds", type=float, default=30.0,
@@ -296,6 +311,7 @@ def parse_args(argv):
     if args.concurrency < 1:
         parser.error(f"--concurrency must be at least 1, not {args.concurrency}")
     out = Path(args.out)
+    args.values = Path(args.values) if args.values else out / "opening-values.json"
     if out.exists() and not out.is_dir():
         parser.error(f"--out {out} is a file, not a folder")
     try:
@@ -337,7 +353,7 @@ def run(args) -> int:
             rows += play(args, game_spec, specs, move_time, games)
         table = markdown([r for r in rows if r.game == game_spec], args.opponent, args.openings)
         print(table, flush=True)
-        (Path(args.out) / f"{folder_name(game_spec, None).removesuffix('-budgets')}.md").write_text(table)
+        (Path(args.out) / f"{folder_name(game_spec, None, args.openings).replace('-budgets', '')}.md").write_text(table)
     return 0
 
 

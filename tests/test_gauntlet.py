@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -90,6 +91,34 @@ def test_scores_split_by_the_exact_value_of_each_opening(tmp_path, monkeypatch, 
     assert split["won"][1] == split["lost"][1]
     cells = [f"{100 * p / n:.0f}% ({p:g} / {n})" if n else "-" for p, n in split.values()]
     assert "| alphabeta:depth=2 | own budget | " + " | ".join(cells) + " |" in printed
+
+
+def test_a_balanced_openings_file_and_its_values_serve_the_gauntlet(tmp_path, monkeypatch, capsys):
+    """The openings that experiments/balanced_openings.py writes, played from its file, and their
+    values read from its cache (--values): nothing solved again, every opening drawn or balanced."""
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path / "cache"))
+    spec = importlib.util.spec_from_file_location("balanced_openings_py", GAUNTLET_PY.parent / "balanced_openings.py")
+    balanced = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = balanced
+    spec.loader.exec_module(balanced)
+    book, values = tmp_path / "balanced.txt", tmp_path / "values.json"
+    assert balanced.main(["--game", "kalah:pits=3,seeds=3", "--count", "2", "--bound", "0", "--out", str(book),
+                          "--values", str(values), "--table-mb", "4"]) == 0
+    module = _gauntlet_py()
+    monkeypatch.setattr("board_arena.agents.solver.solve", lambda *a, **k: pytest.fail("solved an opening again"))
+    out = tmp_path / "runs"
+    argv = ["--game", "kalah:pits=3,seeds=3", "--agents", "alphabeta:depth=2", "--opponent", "mcts:iterations=50",
+            "--times", "none", "--games", "4", "--out", str(out), "--quiet", "--opening-values",
+            "--openings", str(book), "--values", str(values)]
+    assert module.main(argv) == 0
+    # The openings name the run folder and the table, beside the default openings' runs.
+    run = arena.load_run(str(out / "kalah-pits-3-seeds-3-budgets-balanced"))
+    assert (out / "kalah-pits-3-seeds-3-balanced.md").is_file()
+    assert [" ".join(g.moves[:4]) for g in run.games[::2]] == [line for line in book.read_text().splitlines()
+                                                              if not line.startswith("#")]
+    assert not (out / "opening-values.json").exists()
+    # Bound 0: every game's opening is drawn under perfect play.
+    assert re.search(r"\| alphabeta:depth=2 \| own budget \| - \| \d+% \([\d.]+ / 4\) \| - \| - \|", capsys.readouterr().out)
 
 
 @pytest.mark.parametrize(
