@@ -459,6 +459,33 @@ def test_the_solver_agent_keeps_the_value_at_every_move(capture, empty_capture, 
     assert agent._game == engines.make("kalah", pits=2, seeds=3)
 
 
+def test_the_solver_agent_prepares_its_first_move_at_warm_up(tmp_path, monkeypatch):
+    """The arena warms a throwaway agent before any clock runs: that warm-up leaves the table the
+    first agent of its parameters takes (so that agent's first move does not pay for the table's
+    pages) and reads the book that the agents of the process share; a move adds to the book only
+    after a solve of at least ``SAVE_AFTER_CPU`` of processor time (a scan of the table would take
+    a fifth of a 100 ms move)."""
+    from board_arena.agents import solver
+
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
+    game = engines.make("kalah", pits=3, seeds=3)
+    spec = "solver:endgame=5,table_mb=3.25"
+    agents.make_agent(spec).warm_up(game)
+    spare = solver._SPARE_TABLES[3.25]
+    agent = agents.make_agent(spec, seed=1)
+    monkeypatch.setattr(solver.SolverAgent, "SAVE_AFTER_CPU", float("inf"))
+    state = game.new_initial_state()
+    agent.select_move(state)
+    assert agent._table is spare and 3.25 not in solver._SPARE_TABLES
+    book = agent._book
+    assert book is not None and book is solver._shared_book(game) and len(book) == 0
+    assert not solver.book_path(game).exists()
+    monkeypatch.setattr(solver.SolverAgent, "SAVE_AFTER_CPU", 0.0)
+    monkeypatch.setattr(book, "min_work", 1)
+    agent.select_move(state)
+    assert len(book) > 0 and solver.book_path(game).exists()
+
+
 def test_the_solver_agent_plays_capture_scored_konane_perfectly(tmp_path, monkeypatch):
     """On 4x4 capture-scored Konane (no database) every move keeps the exact capture margin."""
     monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))

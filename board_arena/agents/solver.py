@@ -1286,6 +1286,23 @@ class Book:
         return self.path
 
 
+# The book of each variant read in this process, by file: the solver agents of a process share it
+# (it only ever gains proven bounds), and the warm-up reads it before any clock runs.
+_BOOKS: dict[Path, Book] = {}
+
+
+# A table made (and its pages written) by a warm-up, by size in MiB, for the next agent to take.
+_SPARE_TABLES: dict[float, np.ndarray] = {}
+
+
+def _shared_book(game: Game) -> Book:
+    path = book_path(game)
+    book = _BOOKS.get(path)
+    if book is None or book.game != game:
+        book = _BOOKS[path] = Book(game, path)
+    return book
+
+
 def book_path(game: Game) -> Path:
     """The file of ``game``'s book in the cache folder (one per variant)."""
     params = "-".join(f"{key}={value}" for key, value in sorted(game.params.items()))
@@ -1351,12 +1368,13 @@ class SolverAgent(Agent):
         if self._game == game:
             return
         if self._table is None:
-            self._table = new_solver_table(self.params["table_mb"])
+            spare = _SPARE_TABLES.pop(self.params["table_mb"], None)
+            self._table = spare if spare is not None else new_solver_table(self.params["table_mb"])
         else:
             self._table[:] = 0  # another variant: its bounds would be wrong here
         self._game = game
         self._db = self._database(state)
-        self._book = Book(game) if self.params["book"] else None
+        self._book = _shared_book(game) if self.params["book"] else None
 
     def _database(self, state: State) -> tuple[np.ndarray, int] | None:
         game = state.game
@@ -1367,11 +1385,49 @@ class SolverAgent(Agent):
             size = game.default_endgame_size(state)
         return game.endgame_database(state, size, build_missing=True) if size else None
 
+    def warm_up(self, game: Game) -> None:
+        """Also loads, outside any clock, every kernel a move may run beyond the warm-up's search
+        (naming the move of a position the table holds solved, the book's reads and writes of the
+        table) and reads the game's database and book into this process's caches, so that the
+        first move of a game spends its budget on the search (a kernel loaded or compiled inside
+        a 100 ms move lost games on time)."""
+        super().warm_up(game)
+        key = (SolverAgent, "kernels", game.kernels.STATE_DTYPE, tuple(self.params.items()))
+        if key in Agent._warmed:
+            return
+        state = game.new_initial_state(0)
+        data = state.data
+        root = data[0] if data.ndim else data
+        db = self._database(state) if game.has_endgame_databases else None
+        table = new_solver_table(0.001)
+        stats = np.zeros(STAT_SIZE, np.int64)
+        control = np.zeros(CONTROL_SIZE, np.int64)
+        db_array, k = db if db is not None else (np.zeros(0, np.int8), -1)
+        name_move(root, table, db_array, int(k), 0, 1, 0, 1, stats, control)
+        _pin(table, np.zeros(1, np.uint64), np.zeros(1, np.int16), np.zeros(1, np.int16))
+        _proven_entries(table, 1, np.zeros(0, np.uint64), np.zeros(0, np.int16), np.zeros(0, np.int16))
+        if self.params["book"]:
+            _shared_book(game)
+        # The table the first agent of these parameters takes, its pages written once here: the
+        # first writes to a fresh table's pages (the kernel zeroes each huge page) cost a
+        # 256 MiB table 30-50 ms of its first move.
+        spare = new_solver_table(self.params["table_mb"])
+        spare.fill(0)
+        _SPARE_TABLES[self.params["table_mb"]] = spare
+        Agent._warmed.add(key)
+
     def _select(self, state: State, limit: Limit) -> SearchInfo:
         self._prepare(state)
+        assert self._table is not None
+        # The book goes into the table here, and the table's expensive proofs into the book only
+        # after a long solve: a scan of the table (20 ms for the default 256 MiB) would take a
+        # fifth of a 100 ms move, and a short solve proves nothing that is dear to prove again.
+        if self._book is not None:
+            self._book.load_into(self._table)
         solution = solve(state, table=self._table, endgame=self._db, time=limit.time, nodes=limit.nodes,
-                         threads=self.params["threads"], book=self._book)
+                         threads=self.params["threads"])
         if self._book is not None and solution.cpu_seconds >= self.SAVE_AFTER_CPU:
+            self._book.harvest(self._table)
             try:
                 self._book.save()
             except OSError:
