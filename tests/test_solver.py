@@ -300,9 +300,14 @@ def reached_by(state, move, value) -> int:
     return margin
 
 
-def test_two_threads_sharing_the_table_agree_with_one_and_with_minimax():
-    """Two threads testing two values at once (agents/solver.py: prove) reach the minimax margin
-    and name a move that reaches it, from random positions of Kalah(3,5), both players to move."""
+@pytest.mark.parametrize("split", [True, False])
+def test_two_threads_sharing_the_table_agree_with_one_and_with_minimax(split, monkeypatch):
+    """Threads sharing the table (agents/solver.py: prove), splitting each test's moves or
+    (``SPLIT`` off) testing neighbouring values at once, reach the minimax margin and name a move
+    that reaches it, from random positions of Kalah(3,5), both players to move."""
+    from board_arena.agents import solver
+
+    monkeypatch.setattr(solver, "SPLIT", split)
     value = reference_margin(3, "kalah", True)
     game = engines.make("kalah", pits=3, seeds=5, empty_capture=True)
     for state in random_positions(game, 25, seed=21):
@@ -312,6 +317,32 @@ def test_two_threads_sharing_the_table_agree_with_one_and_with_minimax():
             solution = solve(state, table_mb=2, threads=threads)
             assert solution.exact and solution.margin == expected and solution.threads == threads
             assert reached_by(state, solution.move, value) == expected
+
+
+def test_moves_marked_as_searched_by_another_thread_wait_and_still_count():
+    """A move whose position another thread is searching waits for a second pass over the moves
+    (ABDADA), and a mark left behind by an aborted search only reorders the moves: with every
+    position of the first four plies marked, one thread still proves the exact minimax value."""
+    from board_arena.agents import solver
+
+    value = reference_margin(3, "kalah", True)
+    game = engines.make("kalah", pits=3, seeds=4, empty_capture=True)
+    root = game.new_initial_state()
+    busy = np.zeros(solver.BUSY_SLOTS, np.int64)
+    layer = [root]
+    for _ in range(4):
+        layer = [s.copy().play(int(m)) for s in layer if not s.is_terminal() for m in s.legal_moves()]
+        for s in layer:
+            key = np.array([contract.solve_key(s.data)], np.uint64).view(np.int64)[0]
+            busy[key & (len(busy) - 1)] = key
+    stats = np.zeros(solver.STAT_SIZE, np.int64)
+    control = np.zeros(solver.CONTROL_SIZE, np.int64)
+    bounds = np.array([[-48, 48, -1]], np.int64)
+    record = root.data[0] if root.data.ndim else root.data
+    solver.prove(record, new_solver_table(1), np.zeros(0, np.int8), -1, 1 << 40, 0, 200, stats, control,
+                 bounds, 0, busy)
+    assert bounds[0, 0] == bounds[0, 1] == value((4, 4, 4), (4, 4, 4), 0)
+    assert reached_by(root, int(root.legal_moves()[bounds[0, 2]]), value) == bounds[0, 0]
 
 
 def test_a_processor_time_limit_stops_the_search_with_proven_bounds():
