@@ -41,6 +41,12 @@ recursive kernel that other kernels call):
 * The first test value of MTD(f) comes from iterative-deepening estimates (MTD(f) to 2, 4, ...
   12 plies in a small table of its own, a position at the horizon estimated as no further change),
   for games with a margin.
+* Threads (``threads``) share the table and test the same value, splitting its moves as
+  Weill's ABDADA (1996) does: a move other than the first whose position another thread is
+  searching waits for a second pass over the moves (:func:`_next_move`), by when the table often
+  holds its proof. Kalah(5,5) with a 25-seed database, 2 threads: the busier thread searched 3.0
+  million positions, against 3.7-3.9 million when the second thread tested the value above the
+  first's (the earlier scheme, ``SPLIT`` off).
 * Budgets: a node count, a wall-clock deadline (checked every 4096 positions) and a stop flag
   that another thread sets (a processor-time limit, Ctrl-C, another thread's finished solve);
   the search kernels release the interpreter lock.
