@@ -780,9 +780,10 @@ def prove(
     ends with (the value is at least v; it is not v + 1) run at once, each also finding the
     other's proofs in the table. With ``busy`` (shared, see :func:`_null_window`), every thread
     tests MTD(f)'s value and they split each test's moves between them (ABDADA). A thread whose
-    test another thread's bounds decided abandons it (its proofs stay in the table). Stops with the bounds proven so far when ``control``'s stop flag is set, the
-    node budget or the deadline runs out (``stats``: this thread's), or the game is deeper than
-    ``max_ply`` (``stats[STAT_ABORTED]`` says which).
+    test another thread's bounds decided abandons it (its proofs stay in the table). Stops with
+    the bounds proven so far when ``control``'s stop flag is set, the node budget or the deadline
+    runs out (``stats``: this thread's), or the game is deeper than ``max_ply``
+    (``stats[STAT_ABORTED]`` says which).
     """
     w = _new_search_stack(root, max_ply)
     _start(stats, node_limit, deadline_ns)
