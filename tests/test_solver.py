@@ -300,9 +300,14 @@ def reached_by(state, move, value) -> int:
     return margin
 
 
-def test_two_threads_sharing_the_table_agree_with_one_and_with_minimax():
-    """Two threads testing two values at once (agents/solver.py: prove) reach the minimax margin
-    and name a move that reaches it, from random positions of Kalah(3,5), both players to move."""
+@pytest.mark.parametrize("split", [True, False])
+def test_two_threads_sharing_the_table_agree_with_one_and_with_minimax(split, monkeypatch):
+    """Threads sharing the table (agents/solver.py: prove), splitting each test's moves or
+    (``SPLIT`` off) testing neighbouring values at once, reach the minimax margin and name a move
+    that reaches it, from random positions of Kalah(3,5), both players to move."""
+    from board_arena.agents import solver
+
+    monkeypatch.setattr(solver, "SPLIT", split)
     value = reference_margin(3, "kalah", True)
     game = engines.make("kalah", pits=3, seeds=5, empty_capture=True)
     for state in random_positions(game, 25, seed=21):
@@ -312,6 +317,32 @@ def test_two_threads_sharing_the_table_agree_with_one_and_with_minimax():
             solution = solve(state, table_mb=2, threads=threads)
             assert solution.exact and solution.margin == expected and solution.threads == threads
             assert reached_by(state, solution.move, value) == expected
+
+
+def test_moves_marked_as_searched_by_another_thread_wait_and_still_count():
+    """A move whose position another thread is searching waits for a second pass over the moves
+    (ABDADA), and a mark left behind by an aborted search only reorders the moves: with every
+    position of the first four plies marked, one thread still proves the exact minimax value."""
+    from board_arena.agents import solver
+
+    value = reference_margin(3, "kalah", True)
+    game = engines.make("kalah", pits=3, seeds=4, empty_capture=True)
+    root = game.new_initial_state()
+    busy = np.zeros(solver.BUSY_SLOTS, np.int64)
+    layer = [root]
+    for _ in range(4):
+        layer = [s.copy().play(int(m)) for s in layer if not s.is_terminal() for m in s.legal_moves()]
+        for s in layer:
+            key = np.array([contract.solve_key(s.data)], np.uint64).view(np.int64)[0]
+            busy[key & (len(busy) - 1)] = key
+    stats = np.zeros(solver.STAT_SIZE, np.int64)
+    control = np.zeros(solver.CONTROL_SIZE, np.int64)
+    bounds = np.array([[-48, 48, -1]], np.int64)
+    record = root.data[0] if root.data.ndim else root.data
+    solver.prove(record, new_solver_table(1), np.zeros(0, np.int8), -1, 1 << 40, 0, 200, stats, control,
+                 bounds, 0, busy)
+    assert bounds[0, 0] == bounds[0, 1] == value((4, 4, 4), (4, 4, 4), 0)
+    assert reached_by(root, int(root.legal_moves()[bounds[0, 2]]), value) == bounds[0, 0]
 
 
 def test_a_processor_time_limit_stops_the_search_with_proven_bounds():
@@ -457,6 +488,33 @@ def test_the_solver_agent_keeps_the_value_at_every_move(capture, empty_capture, 
     assert agent._table is table and table.any()
     agent.search(engines.make("kalah", pits=2, seeds=3).new_initial_state())
     assert agent._game == engines.make("kalah", pits=2, seeds=3)
+
+
+def test_the_solver_agent_prepares_its_first_move_at_warm_up(tmp_path, monkeypatch):
+    """The arena warms a throwaway agent before any clock runs: that warm-up leaves the table the
+    first agent of its parameters takes (so that agent's first move does not pay for the table's
+    pages) and reads the book that the agents of the process share; a move adds to the book only
+    after a solve of at least ``SAVE_AFTER_CPU`` of processor time (a scan of the table would take
+    a fifth of a 100 ms move)."""
+    from board_arena.agents import solver
+
+    monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
+    game = engines.make("kalah", pits=3, seeds=3)
+    spec = "solver:endgame=5,table_mb=3.25"
+    agents.make_agent(spec).warm_up(game)
+    spare = solver._SPARE_TABLES[3.25]
+    agent = agents.make_agent(spec, seed=1)
+    monkeypatch.setattr(solver.SolverAgent, "SAVE_AFTER_CPU", float("inf"))
+    state = game.new_initial_state()
+    agent.select_move(state)
+    assert agent._table is spare and 3.25 not in solver._SPARE_TABLES
+    book = agent._book
+    assert book is not None and book is solver._shared_book(game) and len(book) == 0
+    assert not solver.book_path(game).exists()
+    monkeypatch.setattr(solver.SolverAgent, "SAVE_AFTER_CPU", 0.0)
+    monkeypatch.setattr(book, "min_work", 1)
+    agent.select_move(state)
+    assert len(book) > 0 and solver.book_path(game).exists()
 
 
 def test_the_solver_agent_plays_capture_scored_konane_perfectly(tmp_path, monkeypatch):
