@@ -50,6 +50,7 @@ from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import types
 from numba.core import caching, codegen, compiler, config
+from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
 from numba.extending import intrinsic
 from numba.np.numpy_support import as_dtype
@@ -463,6 +464,28 @@ def _open_cache(dispatcher: Any) -> None:
         )
 
 
+def _call_type(argument: Any) -> Any:
+    """The type a kernel is compiled for when another kernel calls it with ``argument``: a literal
+    as its plain type, a signed integer narrower than 64 bits as int64."""
+    argument = types.unliteral(argument)
+    if isinstance(argument, types.Integer) and argument.signed and argument.bitwidth < 64:
+        return types.int64
+    return argument
+
+
+class _KernelDispatcher(CPUDispatcher):
+    """numba's dispatcher, compiling one version of a kernel where numba would compile several
+    for its callers: numba types a call from compiled code with the caller's argument types as
+    they are, so ``f(s, 1)``, ``f(s, -1)``, ``f(s, k)`` and ``f(s, s.to_move)`` (an int8 field)
+    were four compilations of ``f`` (of its whole body and of everything it inlines), each
+    differing only in a constant or an int width. Here a literal argument is typed as its plain
+    type and a narrower signed int as int64 (numba computes in int64 anyway); the caller converts
+    its argument. A constant argument still folds where LLVM inlines the kernel."""
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        return super().get_call_template(tuple(_call_type(a) for a in args), {k: _call_type(v) for k, v in kws.items()})
+
+
 def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     """``numba.njit`` with this project's defaults: cached (with the dependency-aware key of the
     module docstring), numpy error model (no Python exception checks on division), no fastmath
@@ -486,8 +509,10 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     if options.get("inline") == "always":
         options = {**options, "forceinline": True}
         del options["inline"]
-    dispatcher: Any = numba.njit(func, **options)
-    if cache and not JIT_DISABLED:
+    if JIT_DISABLED:
+        return func
+    dispatcher: Any = _KernelDispatcher(py_func=func, locals={}, targetoptions={"nopython": True, "boundscheck": None, **options})
+    if cache:
         dispatcher._cache = _DeferredCache(dispatcher)
     return dispatcher
 
