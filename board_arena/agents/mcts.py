@@ -279,10 +279,13 @@ def _push(path, movers, depth, node, mover):
     full; returns them (the old ones when there was room)."""
     if depth == len(path):
         wider = np.empty(2 * depth, path.dtype)
-        wider[:depth] = path
-        path = wider
         wider_movers = np.empty(2 * depth, movers.dtype)
-        wider_movers[:depth] = movers
+        # An element loop, not ``wider[:depth] = path``: a slice assignment compiles numba's
+        # shape-mismatch error message, string formatting and all (about 2 s of compile time).
+        for i in range(depth):
+            wider[i] = path[i]
+            wider_movers[i] = movers[i]
+        path = wider
         movers = wider_movers
     path[depth] = node
     movers[depth] = mover
