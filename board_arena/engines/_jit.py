@@ -558,7 +558,8 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     compiles one per function for its use as a first-class function value, which no kernel
     needs: about a tenth of the compile time; ``no_cfunc_wrapper=False`` brings it back).
     ``cache=False`` compiles in every process. Under ``NUMBA_DISABLE_JIT=1`` the function is
-    returned as it is.
+    returned as it is. Called from another kernel, it is compiled once per argument type, not per
+    literal or int width of its callers (:class:`_KernelDispatcher`).
 
     ``inline="always"`` (the hot helpers of a game and of a search) is done by LLVM, not by
     numba: the kernel is compiled once per signature with ``forceinline`` and LLVM inlines it

@@ -14,8 +14,8 @@ does it for the game's class); from then on an agent written against this module
             contract.apply_move(state, moves[rng_below(rng, n)])
 
 compiles to a specialised, directly linked and cacheable version for each game it is called with
-(numba ``@overload`` picks the game's kernel from the record type, so there is no run-time
-dispatch and no function-pointer call). Under ``NUMBA_DISABLE_JIT=1`` the same names dispatch in
+(the call is typed as a call of the game's own kernel, picked from the record type, so there is
+no run-time dispatch, no function-pointer call and no function of this module in between). Under ``NUMBA_DISABLE_JIT=1`` the same names dispatch in
 Python on ``state.dtype``.
 
 What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` is a state record):
@@ -74,8 +74,8 @@ scratch)``                          place) to the end; returns the plies played.
                                     the first ply to the last and writes the record once
 ==================================  =============================================================
 
-(The defaults compile to the game's kernels with no call in between: every function of this
-module is inlined into its caller.)
+(A contract call compiles to the game's kernel inlined into its caller; a default is a kernel
+of this module or a constant, inlined the same way.)
 
 Optional kernels for exact solving (``agents/solver.py``), each with a default for games that lack it:
 
