@@ -259,9 +259,7 @@ def cache_dependencies(dispatcher: Any) -> list[str]:
 #     ``enable_object_caching()``, ``_set_compiled_object(code)``, ``_finalize_final_module()``,
 #     a ``_shared_module`` attribute, and the engine's ``_defined_symbols`` set (or its
 #     ``_load_defined_symbols(module)``).
-#   * ``numpy_support.from_struct_dtype(dtype)``, replaced by a memoised version (below), and
-#     ``CPUCodeLibrary._optimize_final_module()``, wrapped (below); both optional: without them
-#     kernels only compile or start slower.
+#   * ``numpy_support.from_struct_dtype(dtype)``, replaced by a memoised version (below).
 # ``tests/test_cache.py`` checks them on every numba release that CI installs.
 
 
@@ -447,27 +445,6 @@ def _record_type(dtype: np.dtype) -> Any:
 
 if not JIT_DISABLED and _record_type_of_dtype is not None:
     numpy_support.from_struct_dtype = _record_type
-
-
-# A kernel marked ``inline="always"`` (LLVM's ``alwaysinline``) has its code optimised where it is
-# inlined, with its caller's: numba's whole-module optimisation of its own library (after the
-# per-function passes, which still run) would be thrown away there. It is skipped: about 8% of
-# the compile time of every game and agent, the callers' machine code unchanged. Such a kernel
-# called from Python runs code with the per-function optimisations only.
-_optimize_final_module: Any = getattr(codegen.CPUCodeLibrary, "_optimize_final_module", None)
-
-
-def _optimize_unless_inlined(library: Any) -> None:
-    for function in library._final_module.functions:
-        if not function.is_declaration and not function.name.startswith("_ZN7cpython"):
-            if b"alwaysinline" in function.attributes:
-                return
-            break
-    _optimize_final_module(library)
-
-
-if not JIT_DISABLED and _optimize_final_module is not None:
-    setattr(codegen.CPUCodeLibrary, "_optimize_final_module", _optimize_unless_inlined)
 _NO_CACHE_WARNED: list[str] = []
 
 
