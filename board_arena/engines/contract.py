@@ -15,8 +15,8 @@ does it for the game's class); from then on an agent written against this module
 
 compiles to a specialised, directly linked and cacheable version for each game it is called with
 (the call is typed as a call of the game's own kernel, picked from the record type, so there is
-no run-time dispatch, no function-pointer call and no function of this module in between). Under ``NUMBA_DISABLE_JIT=1`` the same names dispatch in
-Python on ``state.dtype``.
+no run-time dispatch, no function-pointer call and no function of this module in between). Under
+``NUMBA_DISABLE_JIT=1`` the same names dispatch in Python on ``state.dtype``.
 
 What a kernel module provides (all kernels ``@kernel``-compiled, argument ``s`` is a state record):
 
