@@ -27,7 +27,7 @@ from board_arena.agents.alphabeta import (
     TABLE_MB,
     AlphaBetaAgent,
     TableAgent,
-    alphabeta_search,
+    alphabeta_search_endgame,
 )
 from board_arena.agents.base import (
     DEPTH,
@@ -64,6 +64,9 @@ def pimc_search(
     n = contract.legal_moves(view, moves)
     world = contract.new_states(view, 1)
     result = np.zeros(4)
+    # alphabeta_search_endgame without a database, called directly: through alphabeta_search, its
+    # compiled code would be optimised and emitted once more, inside that kernel (2 s of compile).
+    no_database = np.zeros(0, np.int8)
     start_ns = monotonic_ns()
     done = 0
     failures = 0
@@ -80,7 +83,7 @@ def pimc_search(
                 world_deadline = start_ns + share * (done + 1)
             else:
                 world_deadline = min(deadline_ns, monotonic_ns() + share)
-        best = alphabeta_search(world[0], depth, node_limit, world_deadline, table, history, rng, result)
+        best = alphabeta_search_endgame(world[0], depth, node_limit, world_deadline, table, history, rng, result, no_database, -1)
         for i in range(n):
             if moves[i] == best:
                 votes[i] += 1

@@ -50,8 +50,10 @@ from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import types
 from numba.core import caching, codegen, compiler, config
+from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
 from numba.extending import intrinsic
+from numba.np import numpy_support
 from numba.np.numpy_support import as_dtype
 
 __all__ = [
@@ -137,29 +139,48 @@ def _is_installed(path: str) -> bool:
     )
 
 
+#: {module name: (hash of its source, the modules it imports that may be followed, with whether
+#: each is installed)} or None without a source: each module is read once per process, however
+#: many closures hold it.
+_SCANNED: dict[str, tuple[bytes, list[tuple[str, bool]]] | None] = {}
+
+
+def _scan(name: str) -> tuple[bytes, list[tuple[str, bool]]] | None:
+    if name not in _SCANNED:
+        source = _module_source(name)
+        if source is None:
+            _SCANNED[name] = None
+        else:
+            package = getattr(sys.modules[name], "__package__", None)
+            imports = []
+            for imported in sorted(_imported_modules(source.decode("utf-8", "replace"), package)):
+                module = sys.modules.get(imported)
+                path = getattr(module, "__file__", None)
+                if path is not None and not hasattr(module, "__path__"):
+                    imports.append((imported, _is_installed(path)))
+            _SCANNED[name] = (hashlib.sha256(source).digest(), imports)
+    return _SCANNED[name]
+
+
 def _closure(name: str) -> dict[str, bytes]:
-    """Module ``name`` and the modules it imports, transitively: {module name: source}. Followed
-    are the modules of this project, of ``name``'s own top-level package and any that is not
-    installed (a checkout's tests or experiments, a user's own code), but no package ``__init__``
-    (the faces) and nothing of the standard library or of other installed distributions."""
+    """Module ``name`` and the modules it imports, transitively: {module name: hash of its
+    source}. Followed are the modules of this project, of ``name``'s own top-level package and
+    any that is not installed (a checkout's tests or experiments, a user's own code), but no
+    package ``__init__`` (the faces) and nothing of the standard library or of other installed
+    distributions."""
     own = {_PROJECT, name.partition(".")[0]}
-    sources: dict[str, bytes] = {}
+    digests: dict[str, bytes] = {}
     todo = [name]
     while todo:
         current = todo.pop()
-        source = _module_source(current)
-        if source is None or current in sources:
+        scanned = _scan(current)
+        if scanned is None or current in digests:
             continue
-        sources[current] = source
-        package = getattr(sys.modules[current], "__package__", None)
-        for imported in _imported_modules(source.decode("utf-8", "replace"), package):
-            module = sys.modules.get(imported)
-            path = getattr(module, "__file__", None)
-            if imported in sources or path is None or hasattr(module, "__path__"):
-                continue
-            if imported.partition(".")[0] in own or not _is_installed(path):
+        digests[current], imports = scanned
+        for imported, installed in imports:
+            if imported not in digests and (imported.partition(".")[0] in own or not installed):
                 todo.append(imported)
-    return sources
+    return digests
 
 
 _MODULE_HASHES: dict[str, str] = {}
@@ -169,8 +190,8 @@ def _module_hash(name: str) -> str:
     """Hash of the sources of :func:`_closure` of module ``name`` (once per process)."""
     if name not in _MODULE_HASHES:
         digest = hashlib.sha256()
-        for module, source in sorted(_closure(name).items()):
-            digest.update(module.encode() + b"\0" + hashlib.sha256(source).digest())
+        for module, source_digest in sorted(_closure(name).items()):
+            digest.update(module.encode() + b"\0" + source_digest)
         _MODULE_HASHES[name] = digest.hexdigest()
     return _MODULE_HASHES[name]
 
@@ -238,6 +259,7 @@ def cache_dependencies(dispatcher: Any) -> list[str]:
 #     ``enable_object_caching()``, ``_set_compiled_object(code)``, ``_finalize_final_module()``,
 #     a ``_shared_module`` attribute, and the engine's ``_defined_symbols`` set (or its
 #     ``_load_defined_symbols(module)``).
+#   * ``numpy_support.from_struct_dtype(dtype)``, replaced by a memoised version (below).
 # ``tests/test_cache.py`` checks them on every numba release that CI installs.
 
 
@@ -402,6 +424,27 @@ class _KernelCache(caching.FunctionCache):
 
 
 _MISSING_INTERNALS = [] if JIT_DISABLED else numba_internals_missing()
+
+
+# numba types a state record (or an array of them) passed from Python by building its Record
+# type from the dtype, field by field, at every call (its C fast path knows plain dtypes only):
+# 0.14 ms for a Dominoes state, paid by every kernel call of the Python face. The type of a dtype
+# never changes (numba interns types: the same dtype gives an equal type), so it is built once.
+# (Where a numba release lacks ``numpy_support.from_struct_dtype``, nothing is changed.)
+_RECORD_TYPES: dict[tuple[np.dtype, bool], Any] = {}
+_record_type_of_dtype: Any = getattr(numpy_support, "from_struct_dtype", None)
+
+
+def _record_type(dtype: np.dtype) -> Any:
+    key = (dtype, bool(dtype.isalignedstruct))
+    record = _RECORD_TYPES.get(key)
+    if record is None:
+        record = _RECORD_TYPES[key] = _record_type_of_dtype(dtype)
+    return record
+
+
+if not JIT_DISABLED and _record_type_of_dtype is not None:
+    numpy_support.from_struct_dtype = _record_type
 _NO_CACHE_WARNED: list[str] = []
 
 
@@ -463,6 +506,28 @@ def _open_cache(dispatcher: Any) -> None:
         )
 
 
+def _call_type(argument: Any) -> Any:
+    """The type a kernel is compiled for when another kernel calls it with ``argument``: a literal
+    as its plain type, a signed integer narrower than 64 bits as int64."""
+    argument = types.unliteral(argument)
+    if isinstance(argument, types.Integer) and getattr(argument, "signed") and getattr(argument, "bitwidth") < 64:
+        return types.int64
+    return argument
+
+
+class _KernelDispatcher(CPUDispatcher):
+    """numba's dispatcher, compiling one version of a kernel where numba would compile several
+    for its callers: numba types a call from compiled code with the caller's argument types as
+    they are, so ``f(s, 1)``, ``f(s, -1)``, ``f(s, k)`` and ``f(s, s.to_move)`` (an int8 field)
+    were four compilations of ``f`` (of its whole body and of everything it inlines), each
+    differing only in a constant or an int width. Here a literal argument is typed as its plain
+    type and a narrower signed int as int64 (numba computes in int64 anyway); the caller converts
+    its argument. A constant argument still folds where LLVM inlines the kernel."""
+
+    def get_call_template(self, args: Any, kws: Any) -> Any:
+        return super().get_call_template(tuple(_call_type(a) for a in args), {k: _call_type(v) for k, v in kws.items()})
+
+
 def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     """``numba.njit`` with this project's defaults: cached (with the dependency-aware key of the
     module docstring), numpy error model (no Python exception checks on division), no fastmath
@@ -470,7 +535,8 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     compiles one per function for its use as a first-class function value, which no kernel
     needs: about a tenth of the compile time; ``no_cfunc_wrapper=False`` brings it back).
     ``cache=False`` compiles in every process. Under ``NUMBA_DISABLE_JIT=1`` the function is
-    returned as it is.
+    returned as it is. Called from another kernel, it is compiled once per argument type, not per
+    literal or int width of its callers (:class:`_KernelDispatcher`).
 
     ``inline="always"`` (the hot helpers of a game and of a search) is done by LLVM, not by
     numba: the kernel is compiled once per signature with ``forceinline`` and LLVM inlines it
@@ -486,8 +552,10 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     if options.get("inline") == "always":
         options = {**options, "forceinline": True}
         del options["inline"]
-    dispatcher: Any = numba.njit(func, **options)
-    if cache and not JIT_DISABLED:
+    if JIT_DISABLED:
+        return func
+    dispatcher: Any = _KernelDispatcher(py_func=func, locals={}, targetoptions={"nopython": True, "boundscheck": None, **options})
+    if cache:
         dispatcher._cache = _DeferredCache(dispatcher)
     return dispatcher
 
