@@ -10,7 +10,6 @@ minimax value, which is on by default for Kalah). Prints the peak traced memory 
 
 from __future__ import annotations
 
-import argparse
 import time
 import tracemalloc
 
@@ -26,14 +25,15 @@ from board_arena.agents.mcts import (
     init_tree,
     mcts_run,
 )
+from board_arena.commandline import OneLineParser, positive_int, run_script
 from board_arena.engines import contract
 from board_arena.engines._jit import rng_from_seed
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="kalah", help="game spec (default kalah)")
-    parser.add_argument("--simulations", type=int, default=400_000, help="simulations of the measured search")
+    parser.add_argument("--simulations", type=positive_int, default=400_000, help="simulations of the measured search")
     parser.add_argument("--agent", default="mcts", help="the mcts spec whose settings search (default: the defaults)")
     args = parser.parse_args()
     agent = agents.make_agent(args.agent, seed=0)
@@ -70,4 +70,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "mcts_memory.py")

@@ -25,6 +25,7 @@ EXPERIMENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
         ("rating_coverage.py", ["--shape", "round"], "argument --shape: invalid choice: 'round'"),
         ("strength_vs_budget.py", ["--param", "nope", "--budgets", "10,20", "--games", "2"], "mcts has no parameter 'nope'"),
         ("readme_outputs.py", ["--bogus"], "unrecognized arguments: --bogus"),
+        ("mcts_memory.py", ["--game", "nope", "--simulations", "10"], "unknown game 'nope'"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(script, args, message, tmp_path):
