@@ -74,6 +74,7 @@ from board_arena import (
     agents,  # noqa: E402
     engines,  # noqa: E402
 )
+from board_arena.commandline import OneLineParser, positive_int, run_script  # noqa: E402
 from board_arena.engines import contract  # noqa: E402
 from board_arena.engines._jit import (  # noqa: E402
     bits_below,
@@ -473,16 +474,16 @@ SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "budget", "warm", "start
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", default=",".join(c.game for c in CASES), help="comma-separated games")
     parser.add_argument("--sections", default=",".join(SECTIONS), help="comma-separated: " + ", ".join(SECTIONS))
-    parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (median)")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="timed runs per figure (median)")
     parser.add_argument("--seconds", type=float, default=0.5, help="length of one timed playout run")
     args = parser.parse_args(argv)
     wanted = args.games.split(",")
     unknown = [g for g in wanted if g not in {c.game for c in CASES}]
     if unknown:
-        parser.error(f"no benchmark for {', '.join(unknown)}; benchmarks: {', '.join(c.game for c in CASES)}")
+        parser.error(f"no benchmark for {', '.join(unknown)}; benchmarks: {', '.join(dict.fromkeys(c.game for c in CASES))}")
     sections = args.sections.split(",")
     if set(sections) - set(SECTIONS):
         parser.error(f"unknown section in {args.sections!r}; sections: {', '.join(SECTIONS)}")
@@ -580,4 +581,4 @@ def _fmt(ratio: float | None) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main, "bench.py")

@@ -26,6 +26,7 @@ EXPERIMENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
         ("strength_vs_budget.py", ["--param", "nope", "--budgets", "10,20", "--games", "2"], "mcts has no parameter 'nope'"),
         ("readme_outputs.py", ["--bogus"], "unrecognized arguments: --bogus"),
         ("mcts_memory.py", ["--game", "nope", "--simulations", "10"], "unknown game 'nope'"),
+        ("bench.py", ["--repeats", "0"], "argument --repeats: give a whole number of at least 1, not '0'"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(script, args, message, tmp_path):
