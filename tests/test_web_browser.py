@@ -424,6 +424,8 @@ def test_a_run_being_played_is_watched_live_until_it_ends(browser, tmp_path):
     """arena run plays in another process; the page shows it being played (progress, standings,
     crosstable, SPRT updating without a reload), a game in progress is followed move by move,
     and at the end the standings on the page are arena report's."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     runs = tmp_path / "runs"
     out = runs / "live-kalah"
     server = make_server(games=GameServer(runs_dir=str(runs), max_searches=1))
@@ -431,8 +433,14 @@ def test_a_run_being_played_is_watched_live_until_it_ends(browser, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     command = [sys.executable, "-m", "board_arena.arena.cli"]
     # Agents with a clock, so that each game lasts seconds whatever the machine.
+    agents = ["--game", "kalah", "--agents", "mcts:time=0.08,alphabeta:time=0.06"]
+    # Their kernels compiled first (into the cache the run loads), so that the run's games are
+    # played while the page looks, not after a compilation on a loaded machine.
+    warm = subprocess.run(command + ["run", *agents, "--games", "2", "--out", str(tmp_path / "warm"), "--quiet"],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert warm.returncode == 0, warm.stderr
     run = subprocess.Popen(
-        command + ["run", "--game", "kalah", "--agents", "mcts:time=0.04,alphabeta:time=0.03", "--games", "8",
+        command + ["run", *agents, "--games", "8",
                    "--concurrency", "2", "--sprt", "elo0=0,elo1=5", "--out", str(out), "--quiet"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
@@ -452,7 +460,16 @@ def test_a_run_being_played_is_watched_live_until_it_ends(browser, tmp_path):
         assert page.locator("#run-state").text_content().startswith("Being played now")
         # A game in progress, followed move by move.
         for _ in range(30):  # a game may end between the page's last look and the click: another one
-            page.locator("#run-live button.watch").first.click(timeout=120_000)
+            watch = page.locator("#run-live button.watch").first
+            while not watch.count():  # the page looks again every second while the run plays
+                if run.poll() is not None:
+                    pytest.fail(f"the run ended (exit {run.returncode}) before a game in progress could be watched: "
+                                f"{run.stderr.read()}")
+                page.wait_for_timeout(100)
+            try:
+                watch.click(timeout=10_000)
+            except PlaywrightTimeout:  # the games listed ended before the click, and no other began
+                continue
             page.wait_for_function("ui.replay && ui.replay.data")
             if not page.evaluate("ui.replay.data.over"):
                 break
