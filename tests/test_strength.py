@@ -375,6 +375,35 @@ def test_a_plugin_that_fails_on_import_is_a_one_line_error(tmp_path, capsys):
     assert "RuntimeError: no licence key" in err and len(err.strip().splitlines()) == 1
 
 
+def test_an_installed_package_brings_its_agent_through_its_entry_point_when_first_named(tmp_path):
+    """A distribution's ``board_arena.agents`` entry points (a dist-info folder on the path, as pip
+    writes it) are loaded at the first agent name not built in, and only then: built-in agents
+    and games never scan the installed packages. The agent plays a run on worker processes."""
+    info = tmp_path / "faulty_dist-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: faulty-dist\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[board_arena.agents]\nfaulty = tests.plugins.faulty_agents:FaultyAgent\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([ROOT, str(tmp_path)])}
+    script = (
+        "from board_arena import agents, engines\n"
+        "from board_arena.agents import plugins\n"
+        "from board_arena.engines import registry\n"
+        "agents.make_agent('random'); engines.make('kalah')\n"
+        "print(plugins._ENTRY_POINTS_LOADED, registry._ENTRY_POINTS_LOADED)\n"
+        "print(agents.make_agent('faulty').name, plugins._ENTRY_POINTS_LOADED)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "faulty", "True"]
+    run = subprocess.run(
+        [sys.executable, "-m", "board_arena.arena.cli", "run", "--game", TINY, "--agents", "faulty:after=1000,random",
+         "--games", "2", "--concurrency", "2", "--out", str(tmp_path / "run"), "--quiet"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "Games: 2 of 2 played" in run.stdout
+
+
 def test_a_plugin_file_is_kept_by_its_absolute_path(tmp_path, monkeypatch):
     """Named relative to one folder, the run resumes from another, and the same file named by
     its absolute path is the same run."""

@@ -17,28 +17,31 @@ from __future__ import annotations
 
 from typing import Sequence
 
-# Importing the modules registers their agents, in this order (the order of listings).
-# isort: off
-from board_arena.agents import simple  # noqa: F401
-from board_arena.agents import minimax  # noqa: F401
-from board_arena.agents import alphabeta  # noqa: F401
-from board_arena.agents import mcts  # noqa: F401
-from board_arena.agents import hidden  # noqa: F401
-from board_arena.agents import learned  # noqa: F401
-from board_arena.agents import solver  # noqa: F401
-# isort: on
-from board_arena.agents.base import (
-    Agent,
-    Limit,
-    SearchInfo,
-    agent_class,
-    available_agents,
-    make_agent,
-    parse_spec,
-    register_agent,
-)
-from board_arena.agents.plugins import load_plugin
-from board_arena.engines import Game, State
+from board_arena import _CollectorPaused
+
+with _CollectorPaused():  # see board_arena._CollectorPaused
+    # Importing the modules registers their agents, in this order (the order of listings).
+    # isort: off
+    from board_arena.agents import simple  # noqa: F401
+    from board_arena.agents import minimax  # noqa: F401
+    from board_arena.agents import alphabeta  # noqa: F401
+    from board_arena.agents import mcts  # noqa: F401
+    from board_arena.agents import hidden  # noqa: F401
+    from board_arena.agents import learned  # noqa: F401
+    from board_arena.agents import solver  # noqa: F401
+    # isort: on
+    from board_arena.agents.base import (
+        Agent,
+        Limit,
+        SearchInfo,
+        agent_class,
+        available_agents,
+        make_agent,
+        parse_spec,
+        register_agent,
+    )
+    from board_arena.agents.plugins import load_plugin
+    from board_arena.engines import Game, State
 
 __all__ = [
     "Agent",

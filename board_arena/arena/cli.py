@@ -7,6 +7,7 @@ run) ends the command with one line saying what was wrong and what is allowed, a
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import shlex
 import signal
@@ -497,6 +498,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as stop:  # --help, --version, or a usage error (already printed)
             return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
         command = f"arena {args.command}"
+        # The objects of the imports (numba's, some hundred thousand) live as long as this
+        # process: kept out of every later collection, and not copied page by page into the
+        # forked workers when a collection would touch them (what gc.freeze is for).
+        gc.freeze()
         from board_arena.arena.play import cmd_play
         from board_arena.arena.strength import load_agent_plugins
 

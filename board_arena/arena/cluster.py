@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Iterator
 
-from board_arena.agents.plugins import load_entry_points, load_plugins
+from board_arena.agents.plugins import load_plugins
 from board_arena.arena.pool import (
     READY,
     BatchDone,
@@ -177,7 +177,6 @@ class _GameWorker:
 
     def __init__(self, settings_json: str):
         _die_with_parent()
-        load_entry_points()
         load_plugins(json.loads(settings_json).get("plugins", ()))
         self.pool = ProcessPool(TournamentSettings.from_json(settings_json), 1, keep_workers=True)
         self.pool.prepare()  # the worker process, forked from the actor, inherits the machine code

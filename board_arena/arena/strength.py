@@ -72,12 +72,12 @@ def strength_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def load_agent_plugins(args: argparse.Namespace) -> None:
-    """Loads the installed packages' agents (entry points) and the ``--plugin`` ones.
+    """Loads the ``--plugin`` agents. (The installed packages' agents, entry points, are loaded
+    at the first agent name not known yet: see :func:`agents.agent_class`.)
 
     Raises:
         ValueError: a plugin is missing or fails to import (one line).
     """
-    from board_arena.agents.plugins import load_entry_points, load_plugins
+    from board_arena.agents.plugins import load_plugins
 
-    load_entry_points()
     load_plugins(getattr(args, "plugin", None) or ())

@@ -242,9 +242,29 @@ def _resume_line(settings: TournamentSettings, valid: int, invalid: list[Invalid
     return f"Resuming: {found}; playing the other {remaining:,}"
 
 
-def _progress_bar_class() -> Any:
+class _NoBar:
+    """The progress bar of a quiet run: tqdm is not even imported."""
+
+    monitor_interval = 0
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        pass
+
+    def set_postfix_str(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def update(self, *args: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_bar_class(progress: bool = True) -> Any:
     """tqdm's bar, imported when a run plays: a widget under IPython (``tqdm.auto``, which imports
-    the notebook widgets and asyncio), text elsewhere."""
+    the notebook widgets and asyncio), text elsewhere; :class:`_NoBar` without ``progress``."""
+    if not progress:
+        return _NoBar
     if "IPython" in sys.modules:
         from tqdm.auto import tqdm as widget_or_text
 
@@ -367,7 +387,7 @@ def _play_missing(
     # backends, here; Ray actors warm up on their own nodes, at the same time as each other).
     pool.prepare()
     tally = _Tally(settings, stored)
-    tqdm = _progress_bar_class()
+    tqdm = _progress_bar_class(progress)
     tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
     bar = tqdm(
         total=settings.total_games,

@@ -18,7 +18,7 @@ import numpy as np
 from numba.core import event as numba_event
 
 from board_arena import agents, engines
-from board_arena.agents.plugins import load_entry_points, load_plugins
+from board_arena.agents.plugins import load_plugins
 from board_arena.arena.clock import GameClock
 from board_arena.arena.live import LiveWriter
 from board_arena.arena.movelog import logging_moves, opening_entry, search_entry
@@ -400,8 +400,8 @@ def start_worker_process(
     its games in ``live_dir`` when given, see :mod:`arena.live`; posting its turns on ``board``
     when given) and then count the kernels compiled from there on (expected: none)."""
     _die_with_parent()
-    # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them).
-    load_entry_points()
+    # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them);
+    # the installed packages' agents load at the first name not known (agents.agent_class).
     load_plugins(json.loads(settings_json).get("plugins", ()))
     player = GamePlayer(TournamentSettings.from_json(settings_json))
     player.live = LiveWriter(live_dir) if live_dir else None

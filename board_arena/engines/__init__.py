@@ -10,22 +10,25 @@ See :mod:`engines.contract` for the compiled contract that agents search through
 :func:`register_game` to add a game from outside the package.
 """
 
-from board_arena.engines import _jit  # noqa: F401  (installs the cache locator before any kernel exists)
-from board_arena.engines.dominoes import Dominoes
-from board_arena.engines.errors import IllegalMoveError, VariantError, shown
-from board_arena.engines.game import PLY_CAP, Game, GameRecord, Param, State
-from board_arena.engines.konane import Konane
-from board_arena.engines.mancala import Mancala
-from board_arena.engines.morabaraba import Morabaraba
-from board_arena.engines.registry import (
-    available_games,
-    game_class,
-    game_classes,
-    load_game_entry_points,
-    make,
-    on_game_registered,
-    register_game,
-)
+from board_arena import _CollectorPaused
+
+with _CollectorPaused():  # see board_arena._CollectorPaused
+    from board_arena.engines import _jit  # noqa: F401  (installs the cache locator before any kernel exists)
+    from board_arena.engines.dominoes import Dominoes
+    from board_arena.engines.errors import IllegalMoveError, VariantError, shown
+    from board_arena.engines.game import PLY_CAP, Game, GameRecord, Param, State
+    from board_arena.engines.konane import Konane
+    from board_arena.engines.mancala import Mancala
+    from board_arena.engines.morabaraba import Morabaraba
+    from board_arena.engines.registry import (
+        available_games,
+        game_class,
+        game_classes,
+        load_game_entry_points,
+        make,
+        on_game_registered,
+        register_game,
+    )
 
 # The built-in games, in the order in which available_games() and arena list show them.
 for _builtin in (Mancala, Morabaraba, Konane, Dominoes):

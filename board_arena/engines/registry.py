@@ -100,7 +100,8 @@ def _qualified(cls: type) -> str:
 
 def load_game_entry_points() -> list[str]:
     """Loads the games that installed packages declare under ``board_arena.games`` (once per
-    process; every lookup of a game name does it first); returns the entry points' names.
+    process; a listing of the games does it first, and so does the lookup of a name not known
+    yet); returns the entry points' names.
 
     An entry point that fails to load is skipped with a one-line warning naming it: a broken
     package must not take the other games down.
@@ -148,7 +149,8 @@ def game_class(name: str) -> type[Game]:
     Raises:
         VariantError: no game has that name (the message lists the names).
     """
-    load_game_entry_points()
+    if not (isinstance(name, str) and name in _PRESETS):  # a built-in game needs no scan of the installed packages
+        load_game_entry_points()
     try:
         return _PRESETS[name]
     except (KeyError, TypeError):
