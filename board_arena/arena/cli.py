@@ -492,16 +492,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     # The command's name before the parser exists (building it imports numba: Ctrl-C may come then).
     command = f"arena {words[0]}" if words and words[0] in _COMMANDS else "arena"
+    # The arena command's own process (not a call from Python): the objects of the imports
+    # (numba's, a few hundred thousand) live as long as it does. The cyclic collector, which
+    # would go over them again and again and free nothing, is off while they are made, and
+    # they are then kept out of its passes, which also keeps it from copying their pages into
+    # the forked workers (what gc.freeze is for).
+    own_process = argv is None
+    if own_process:
+        gc.disable()
     try:
         try:
             args = _build_parser().parse_args(argv)
         except SystemExit as stop:  # --help, --version, or a usage error (already printed)
             return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
         command = f"arena {args.command}"
-        # The objects of the imports (numba's, some hundred thousand) live as long as this
-        # process: kept out of every later collection, and not copied page by page into the
-        # forked workers when a collection would touch them (what gc.freeze is for).
-        gc.freeze()
+        if own_process:
+            gc.freeze()
+            gc.enable()
         from board_arena.arena.play import cmd_play
         from board_arena.arena.strength import load_agent_plugins
 
