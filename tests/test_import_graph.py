@@ -1,7 +1,8 @@
 """The modules of ``board_arena.arena`` import one another without a cycle, counting the imports in
 function bodies too: a cycle hidden there is still a cycle (neither module can be read, tested or
 loaded without the other). Imports under ``if TYPE_CHECKING:`` serve annotations only and are
-left out; so are a package's own ``__init__`` imports of its parents, which Python makes anyway."""
+left out; so are a package's own ``__init__`` imports of its parents, which Python makes anyway.
+And importing the packages leaves the garbage collector as it was found."""
 
 import ast
 from pathlib import Path
@@ -113,3 +114,28 @@ def test_the_check_finds_a_cycle_hidden_in_a_function_body_and_skips_annotations
     graph = import_graph(tmp_path, "pkg")
     assert graph["pkg.a"] == {"pkg.b", "pkg.c"} and graph["pkg.c"] == set()
     assert cycles(graph) == [["pkg.a", "pkg.b"]]
+
+
+def test_importing_the_packages_leaves_the_garbage_collector_as_it_was_found():
+    """The cyclic collector is paused while the packages import numba (board_arena._CollectorPaused)
+    and left as it was: on if it was on, off if the importer had switched it off. The arena command
+    freezes the imports' objects only in its own process, never when called from Python."""
+    import subprocess
+    import sys
+
+    script = (
+        "import gc, sys\n"
+        "if sys.argv[1] == 'off': gc.disable()\n"
+        "from board_arena import agents, engines, envs\n"
+        "from board_arena.arena import cli\n"
+        "cli.main(['list', 'agents'])\n"
+        "print(gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    for state, expected in (("on", "True 0"), ("off", "False 0")):
+        done = subprocess.run([sys.executable, "-c", script, state], capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[-1] == expected
+    command = subprocess.run([sys.executable, "-c", "import gc; from board_arena.arena import cli; cli.main(); print(gc.isenabled(), gc.get_freeze_count() > 0)",
+                              "list", "agents"], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert command.returncode == 0, command.stderr
+    assert command.stdout.splitlines()[-1] == "True True"
