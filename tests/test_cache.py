@@ -221,6 +221,34 @@ def test_a_kernel_only_kernels_call_is_cached_as_ir_without_machine_code_until_p
     assert run(tree, "link_only.py") == ["32", "1", "runnable", "_CachedLibrary"]
 
 
+ARRAYS = """
+import numpy as np
+
+from board_arena.engines._jit import kernel
+
+
+@kernel
+def ramp(n):
+    return np.arange(n) * 2.0
+
+
+@kernel
+def total(n):
+    return ramp(n).sum()
+
+
+print(total(4), ramp(3))
+"""
+
+
+def test_a_link_only_kernel_called_from_python_after_its_caller_returns_what_it_computes(tree):
+    # Python's call boxes the array through the kernel's environment, which the callers' copies
+    # (loaded or compiled before it) hold too.
+    write(tree / "arrays.py", ARRAYS)
+    for _ in range(3):  # compiled, then loaded (a runnable entry), then loaded again
+        assert run(tree, "arrays.py") == ["12.0", "[0.", "2.", "4.]"]
+
+
 # A game registered from outside the package: a counter that each move lowers by STEP.
 COUNTDOWN = """
 import sys

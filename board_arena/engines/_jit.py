@@ -33,8 +33,8 @@ machine code for it would never run. Python's first call with that signature mak
 and replaces its cache entry (:class:`_KernelDispatcher`).
 
 The numba internals this rests on are used in two sections below (``_KernelCache`` and
-``_KernelDispatcher``) and checked by ``tests/test_cache.py``; if a numba release changes them, kernels compile in every process
-(after one warning) rather than ever running stale code.
+``_KernelDispatcher``) and checked by ``tests/test_cache.py``; if a numba release changes them,
+kernels compile in every process (after one warning) rather than ever running stale code.
 """
 
 from __future__ import annotations
@@ -59,10 +59,12 @@ from numba import types
 from numba.core import caching, codegen, compiler, config, sigutils
 from numba.core import dispatcher as numba_dispatcher
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import AnalysisPass, register_pass
 from numba.core.cpu import CPUContext
 from numba.core.environment import lookup_environment
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
+from numba.core.typed_passes import IRLegalization
 from numba.extending import intrinsic
 from numba.np import numpy_support
 from numba.np.numpy_support import as_dtype
@@ -87,9 +89,6 @@ __all__ = [
     "lowest_bit_index",
     "nth_set_bit",
 ]
-
-#: numba's compiler of a dispatcher's signatures (private: typed here as Any).
-_FunctionCompiler: Any = getattr(numba_dispatcher, "_FunctionCompiler")
 
 # numba sets its configuration attributes at run time (from the environment), hence getattr.
 JIT_DISABLED = bool(getattr(config, "DISABLE_JIT"))
@@ -274,13 +273,14 @@ def cache_dependencies(dispatcher: Any) -> list[str]:
 #     a ``_shared_module`` attribute, and the engine's ``_defined_symbols`` set (or its
 #     ``_load_defined_symbols(module)``).
 #   * ``numpy_support.from_struct_dtype(dtype)``, replaced by a memoised version (below).
-#   * for link-only signatures (``_KernelDispatcher``): the dispatcher's ``_compiler``, a
-#     ``_FunctionCompiler`` whose ``_customize_flags(flags)`` sets numba's ``no_compile`` and
-#     ``no_cpython_wrapper`` flags; the dispatcher's ``get_call_template(args, kws)``,
+#   * for link-only signatures (``_KernelDispatcher``): a compiler pipeline of numba's passes
+#     and one of ours, which sets numba's ``no_compile`` and ``no_cpython_wrapper`` flags on the
+#     compilation's state; the dispatcher's ``get_call_template(args, kws)``,
 #     ``compile(sig)`` and ``add_overload(cres)``; the library's ``_finalize_dynamic_globals()``,
-#     ``_verify_declare_only_symbols()`` and ``_finalized``; the target context's
-#     ``create_cpython_wrapper``, ``get_executable`` and ``insert_user_function``; the prefix
-#     of numba's run-time linker (``codegen.RuntimeLinker.PREFIX``).
+#     ``_verify_declare_only_symbols()`` and ``_finalized``; the dispatcher's ``_compiler`` (a
+#     ``_FunctionCompiler``) and its ``compile(args, return_type)``; the target context's
+#     ``get_executable`` and ``insert_user_function``; the prefix of numba's run-time linker
+#     (``codegen.RuntimeLinker.PREFIX``).
 # ``tests/test_cache.py`` checks them on every numba release that CI installs.
 
 
@@ -311,14 +311,13 @@ def numba_internals_missing() -> list[str]:
             "_finalize_dynamic_globals": ["self"],
             "_verify_declare_only_symbols": ["self"],
         },
-        _FunctionCompiler: {"_customize_flags": ["self", "flags"]},
         CPUDispatcher: {
             "get_call_template": ["self", "args", "kws"],
             "compile": ["self", "sig"],
             "add_overload": ["self", "cres"],
         },
+        getattr(numba_dispatcher, "_FunctionCompiler"): {"compile": ["self", "args", "return_type"]},
         CPUContext: {
-            "create_cpython_wrapper": ["self", "library", "fndesc", "env", "call_helper", "release_gil"],
             "get_executable": ["self", "library", "fndesc", "env"],
             "insert_user_function": ["self", "func", "fndesc", "libs"],
         },
@@ -331,7 +330,12 @@ def numba_internals_missing() -> list[str]:
                 missing.append(f"{cls.__name__}.{method}({', '.join(parameters[1:])})")
     if not isinstance(getattr(numba.njit(_nothing), "_cache", None), caching.NullCache):
         missing.append("Dispatcher._cache")
-    for owner, attribute in ((compiler.Flags, "no_compile"), (compiler.Flags, "no_cpython_wrapper"), (codegen, "RuntimeLinker")):
+    for owner, attribute in (
+        (compiler.Flags, "no_compile"),
+        (compiler.Flags, "no_cpython_wrapper"),
+        (codegen, "RuntimeLinker"),
+        (compiler.DefaultPassBuilder, "define_nopython_pipeline"),
+    ):
         if not hasattr(owner, attribute):
             missing.append(f"{owner.__name__}.{attribute}")
     if getattr(caching.FunctionCache, "_impl_class", None) is not caching.CompileResultCacheImpl:
@@ -357,8 +361,8 @@ class _LinkOnlyLibrary(codegen.JITCodeLibrary):
     LLVM IR for its callers to link (they run their own copies of it), no machine code.
 
     numba makes each such library runnable on its own (a CPython wrapper, the whole module
-    turned into machine code), though nothing may ever call it from Python: 294 of the 347
-    libraries that compiling every game and agent made. Here the machine code and the wrapper
+    turned into machine code), though nothing may ever call it from Python: five in six of the
+    libraries that compiling every game and agent makes. Here the machine code and the wrapper
     wait until Python calls the kernel with that signature (:meth:`_KernelDispatcher.compile`).
     A module that refers to itself through numba's run-time linker (a recursive kernel) is made
     runnable as numba does, since its references are resolved in the execution engine."""
@@ -622,12 +626,8 @@ class _KernelDispatcher(CPUDispatcher):
 
     #: Set while another kernel's typing asks for a signature (``get_call_template``).
     _for_kernels = False
-    _compiler: Any
     _cache: Any
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._compiler.__class__ = _KernelCompiler
+    _compiler: Any
 
     def get_call_template(self, args: Any, kws: Any) -> Any:
         self._for_kernels = _LINK_ONLY_ENABLED
@@ -639,14 +639,20 @@ class _KernelDispatcher(CPUDispatcher):
     def compile(self, sig: Any) -> Any:
         # Read once: a compilation that this one's typing starts asks again for its own.
         for_kernels, self._for_kernels = self._for_kernels, False
-        self._compiler.link_only = for_kernels
+        if for_kernels:
+            key = (self.py_func, tuple(sigutils.normalize_signature(sig)[0]))
+            _LINK_ONLY_COMPILES.add(key)
+            try:
+                return super().compile(sig)
+            finally:
+                _LINK_ONLY_COMPILES.discard(key)
         entry = super().compile(sig)
-        if for_kernels or not (entry is None or isinstance(entry, _LinkOnlyEntry)):
-            return entry
-        return self._make_runnable(sig)
+        if entry is None or isinstance(entry, _LinkOnlyEntry):
+            return self._make_runnable(sig)
+        return entry
 
     def add_overload(self, cres: Any) -> None:
-        if cres.entry_point is None:  # compiled by _KernelCompiler for kernels only: finalise it so
+        if cres.entry_point is None:  # lowered by _LinkOnlyLowering: finalised here, link-only
             cres.library.__class__ = _LinkOnlyLibrary
             cres.library.finalize()
             cres.reload_init.extend(cres.library._reload_init)
@@ -654,44 +660,59 @@ class _KernelDispatcher(CPUDispatcher):
             self.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
         if isinstance(cres.entry_point, _LinkOnlyEntry):
             self.overloads[tuple(cres.signature.args)] = cres  # typed and linked, never called
-        else:
-            super().add_overload(cres)
+            return
+        if not isinstance(cres.library, _CachedLibrary):  # compiled here (a load sets its own)
+            _set_environments(cres.library)
+        super().add_overload(cres)
 
     def _make_runnable(self, sig: Any) -> Any:
-        """Python calls the link-only signature ``sig``: a library of its CPython wrapper that
-        links the kernel's IR, turned into machine code, replaces it (and its cache entry)."""
+        """Python calls the link-only signature ``sig``: it is compiled again as numba compiles
+        it, with its wrapper and machine code, and replaces the link-only one (and its cache
+        entry). (A wrapper linked with the link-only IR would be cheaper, but its environment
+        global would be a second copy beside those of the callers loaded before it.)"""
         with global_compiler_lock:
-            args = tuple(sigutils.normalize_signature(sig)[0])
-            cres: Any = self.overloads[args]
-            if not isinstance(cres.entry_point, _LinkOnlyEntry):
-                return cres.entry_point
-            context: Any = self.targetctx
-            context.refresh()  # the wrapper's lowering needs all of it (a cache load skipped it)
-            library = context.codegen().create_library(cres.library.name)
-            library.enable_object_caching()
-            context.create_cpython_wrapper(library, cres.fndesc, cres.environment, None, bool(self.targetoptions.get("nogil")))
-            library.add_linking_library(cres.library)
-            entry = context.get_executable(library, cres.fndesc, cres.environment)
-            context.insert_user_function(entry, cres.fndesc, [library])
-            _set_environments(library)
-            runnable = cres._replace(library=library, entry_point=entry)
-            super().add_overload(runnable)
+            args, return_type = sigutils.normalize_signature(sig)
+            existing: Any = self.overloads[tuple(args)]
+            if not isinstance(existing.entry_point, _LinkOnlyEntry):
+                return existing.entry_point
+            runnable = self._compiler.compile(tuple(args), return_type)
+            self.add_overload(runnable)
             self._cache.save_overload(sig, runnable)
-            return entry
+            return runnable.entry_point
 
 
-class _KernelCompiler(_FunctionCompiler):
-    """numba's compiler of a dispatcher's signatures, which compiles a signature asked for by
-    another kernel's typing without a CPython wrapper and without machine code (numba's
-    ``no_compile``: the library is left to :meth:`_KernelDispatcher.add_overload`)."""
+#: (function, argument types) of each compilation under way for kernels only (link-only).
+_LINK_ONLY_COMPILES: set[tuple[Any, tuple[Any, ...]]] = set()
 
-    link_only = False
 
-    def _customize_flags(self, flags: Any) -> Any:
-        if self.link_only:
-            flags.no_cpython_wrapper = True
-            flags.no_compile = True
-        return flags
+@register_pass(mutates_CFG=False, analysis_only=True)
+class _LinkOnlyLowering(AnalysisPass):
+    """Lowers a compilation for kernels only without a CPython wrapper and without machine code
+    (numba's ``no_compile``: the library is left to :meth:`_KernelDispatcher.add_overload`).
+    The flags are set here, just before lowering, not when the compilation starts: numba
+    compiles an ``@overload``'s implementation once per set of its callers' flags, and would
+    compile numpy's ``np.empty`` again for every link-only caller."""
+
+    _name = "board_arena_link_only_lowering"
+
+    def __init__(self) -> None:
+        AnalysisPass.__init__(self)
+
+    def run_pass(self, state: Any) -> bool:
+        if (state.func_id.func, tuple(state.args)) in _LINK_ONLY_COMPILES:
+            state.flags.no_cpython_wrapper = True
+            state.flags.no_compile = True
+        return False
+
+
+class _KernelPipeline(compiler.CompilerBase):
+    """numba's nopython pipeline with :class:`_LinkOnlyLowering` before the lowering."""
+
+    def define_pipelines(self) -> list[Any]:
+        pipeline = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pipeline.add_pass_after(_LinkOnlyLowering, IRLegalization)
+        pipeline.finalize()
+        return [pipeline]
 
 
 def _set_environments(library: Any) -> None:
@@ -732,7 +753,12 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
         del options["inline"]
     if JIT_DISABLED:
         return func
-    dispatcher: Any = _KernelDispatcher(py_func=func, locals={}, targetoptions={"nopython": True, "boundscheck": None, **options})
+    dispatcher: Any = _KernelDispatcher(
+        py_func=func,
+        locals={},
+        targetoptions={"nopython": True, "boundscheck": None, **options},
+        pipeline_class=_KernelPipeline,
+    )
     if cache:
         dispatcher._cache = _DeferredCache(dispatcher)
     return dispatcher
