@@ -233,20 +233,25 @@ def ramp(n):
 
 
 @kernel
+def factorial(n):
+    return 1 if n <= 1 else n * factorial(n - 1)
+
+
+@kernel
 def total(n):
-    return ramp(n).sum()
+    return ramp(n).sum() + factorial(n)
 
 
-print(total(4), ramp(3))
+print(total(4), ramp(3), factorial(5))
 """
 
 
 def test_a_link_only_kernel_called_from_python_after_its_caller_returns_what_it_computes(tree):
     # Python's call boxes the array through the kernel's environment, which the callers' copies
-    # (loaded or compiled before it) hold too.
+    # (loaded or compiled before it) hold too; a recursive kernel links its own IR.
     write(tree / "arrays.py", ARRAYS)
-    for _ in range(3):  # compiled, then loaded (a runnable entry), then loaded again
-        assert run(tree, "arrays.py") == ["12.0", "[0.", "2.", "4.]"]
+    for _ in range(3):  # compiled, then loaded (runnable entries), then loaded again
+        assert run(tree, "arrays.py") == ["36.0", "[0.", "2.", "4.]", "120"]
 
 
 # A game registered from outside the package: a counter that each move lowers by STEP.
