@@ -179,6 +179,81 @@ def test_a_cached_kernel_loads_its_machine_code_and_parses_its_bitcode_only_when
     assert run(tree, "links.py", args=["link"]) == ["_CachedLibrary", "False", "11", "True"]
 
 
+# A kernel that only another kernel calls, then (with "call") Python too.
+LINK_ONLY = """
+import sys
+
+from board_arena.agents import probe_caller
+from board_arena.engines import probe_callee
+from board_arena.engines._jit import _LinkOnlyEntry
+
+value = probe_callee.value
+out = [str(probe_caller.caller()), str(len(value.overloads))]
+state = lambda: [
+    "link-only" if isinstance(r.entry_point, _LinkOnlyEntry) else "runnable" for r in value.overloads.values()
+] + [type(r.library).__name__ for r in value.overloads.values()]
+out += state()
+if sys.argv[1:] == ["call"]:
+    out += [str(value()), "hit" if sum(value.stats.cache_hits.values()) else "miss", *state()]
+print(*out)
+"""
+
+
+def test_a_kernel_only_kernels_call_is_cached_as_ir_without_machine_code_until_python_calls_it(tree):
+    package = tree / "board_arena"
+    write(package / "engines" / "probe_callee.py", CALLEE.format(value=1))
+    write(package / "agents" / "probe_caller.py", CALLER.format(offset=10))
+    write(tree / "link_only.py", LINK_ONLY)
+    # Compiled for its caller: IR to link, no machine code, no CPython wrapper.
+    assert run(tree, "link_only.py") == ["11", "1", "link-only", "_LinkOnlyLibrary"]
+    # A fresh process loads the caller, which holds its own copy: the callee is not even loaded.
+    assert run(tree, "link_only.py") == ["11", "0"]
+    # A caller compiled later links the cached IR.
+    write(package / "agents" / "probe_caller.py", CALLER.format(offset=20))
+    assert run(tree, "link_only.py") == ["21", "1", "link-only", "_CachedLibrary"]
+    # Python's first call makes it runnable from the cached IR, and caches the runnable version...
+    assert run(tree, "link_only.py", args=["call"]) == ["21", "0", "1", "hit", "runnable", "JITCodeLibrary"]
+    assert run(tree, "link_only.py", args=["call"]) == ["21", "0", "1", "hit", "runnable", "_CachedLibrary"]
+    # ... which callers link as they did the IR; an edit of the callee recompiles both.
+    write(package / "engines" / "probe_callee.py", CALLEE.format(value=2))
+    assert run(tree, "link_only.py", args=["call"]) == ["22", "1", "link-only", "_LinkOnlyLibrary", "2", "miss", "runnable", "JITCodeLibrary"]
+    write(package / "agents" / "probe_caller.py", CALLER.format(offset=30))
+    assert run(tree, "link_only.py") == ["32", "1", "runnable", "_CachedLibrary"]
+
+
+ARRAYS = """
+import numpy as np
+
+from board_arena.engines._jit import kernel
+
+
+@kernel
+def ramp(n):
+    return np.arange(n) * 2.0
+
+
+@kernel
+def factorial(n):
+    return 1 if n <= 1 else n * factorial(n - 1)
+
+
+@kernel
+def total(n):
+    return ramp(n).sum() + factorial(n)
+
+
+print(total(4), ramp(3), factorial(5))
+"""
+
+
+def test_a_link_only_kernel_called_from_python_after_its_caller_returns_what_it_computes(tree):
+    # Python's call boxes the array through the kernel's environment, which the callers' copies
+    # (loaded or compiled before it) hold too; a recursive kernel links its own IR.
+    write(tree / "arrays.py", ARRAYS)
+    for _ in range(3):  # compiled, then loaded (runnable entries), then loaded again
+        assert run(tree, "arrays.py") == ["36.0", "[0.", "2.", "4.]", "120"]
+
+
 # A game registered from outside the package: a counter that each move lowers by STEP.
 COUNTDOWN = """
 import sys

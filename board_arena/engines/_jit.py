@@ -25,9 +25,16 @@ The hash is computed, and the cache folder found, at a kernel's first compilatio
 a process, not at import.
 An entry whose hash no longer matches is compiled again and takes the stale entry's place.
 Functions that other libraries compile with ``numba.njit`` in the same process are left alone.
-The numba internals this rests on are used in one section below (``_KernelCache``) and checked
-by ``tests/test_cache.py``; if a numba release changes them, kernels compile in every process
-(after one warning) rather than ever running stale code.
+
+A signature of a kernel that only other kernels call (a game's kernels, a search's helpers) is
+compiled and cached as optimised LLVM IR, without machine code or CPython wrapper: its callers
+link and run their own copies of it (numba links every callee into its callers), so numba's own
+machine code for it would never run. Python's first call with that signature makes it runnable
+and replaces its cache entry (:class:`_KernelDispatcher`).
+
+The numba internals this rests on are used in two sections below (``_KernelCache`` and
+``_KernelDispatcher``) and checked by ``tests/test_cache.py``; if a numba release changes them,
+kernels compile in every process (after one warning) rather than ever running stale code.
 """
 
 from __future__ import annotations
@@ -49,9 +56,15 @@ import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import types
-from numba.core import caching, codegen, compiler, config
+from numba.core import caching, codegen, compiler, config, sigutils
+from numba.core import dispatcher as numba_dispatcher
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_machinery import AnalysisPass, register_pass
+from numba.core.cpu import CPUContext
+from numba.core.environment import lookup_environment
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
+from numba.core.typed_passes import IRLegalization
 from numba.extending import intrinsic
 from numba.np import numpy_support
 from numba.np.numpy_support import as_dtype
@@ -260,6 +273,14 @@ def cache_dependencies(dispatcher: Any) -> list[str]:
 #     a ``_shared_module`` attribute, and the engine's ``_defined_symbols`` set (or its
 #     ``_load_defined_symbols(module)``).
 #   * ``numpy_support.from_struct_dtype(dtype)``, replaced by a memoised version (below).
+#   * for link-only signatures (``_KernelDispatcher``): a compiler pipeline of numba's passes
+#     and one of ours, which sets numba's ``no_compile`` and ``no_cpython_wrapper`` flags on the
+#     compilation's state; the dispatcher's ``get_call_template(args, kws)``,
+#     ``compile(sig)`` and ``add_overload(cres)``; the library's ``_finalize_dynamic_globals()``,
+#     ``_verify_declare_only_symbols()`` and ``_finalized``; the dispatcher's ``_compiler`` (a
+#     ``_FunctionCompiler``) and its ``compile(args, return_type)``; the target context's
+#     ``get_executable`` and ``insert_user_function``; the prefix of numba's run-time linker
+#     (``codegen.RuntimeLinker.PREFIX``).
 # ``tests/test_cache.py`` checks them on every numba release that CI installs.
 
 
@@ -287,6 +308,18 @@ def numba_internals_missing() -> list[str]:
             "_set_compiled_object": ["self", "value"],
             "_finalize_final_module": ["self"],
             "_get_module_for_linking": ["self"],
+            "_finalize_dynamic_globals": ["self"],
+            "_verify_declare_only_symbols": ["self"],
+        },
+        CPUDispatcher: {
+            "get_call_template": ["self", "args", "kws"],
+            "compile": ["self", "sig"],
+            "add_overload": ["self", "cres"],
+        },
+        getattr(numba_dispatcher, "_FunctionCompiler"): {"compile": ["self", "args", "return_type"]},
+        CPUContext: {
+            "get_executable": ["self", "library", "fndesc", "env"],
+            "insert_user_function": ["self", "func", "fndesc", "libs"],
         },
     }
     missing = []
@@ -297,6 +330,14 @@ def numba_internals_missing() -> list[str]:
                 missing.append(f"{cls.__name__}.{method}({', '.join(parameters[1:])})")
     if not isinstance(getattr(numba.njit(_nothing), "_cache", None), caching.NullCache):
         missing.append("Dispatcher._cache")
+    for owner, attribute in (
+        (compiler.Flags, "no_compile"),
+        (compiler.Flags, "no_cpython_wrapper"),
+        (codegen, "RuntimeLinker"),
+        (compiler.DefaultPassBuilder, "define_nopython_pipeline"),
+    ):
+        if not hasattr(owner, attribute):
+            missing.append(f"{owner.__name__}.{attribute}")
     if getattr(caching.FunctionCache, "_impl_class", None) is not caching.CompileResultCacheImpl:
         missing.append("FunctionCache._impl_class")
     return missing
@@ -308,7 +349,36 @@ def _nothing():
 
 #: The form of the cache entries that :class:`_CachedResults` writes; part of every entry's key,
 #: so that another form (an older release of the package) is compiled again, never misread.
-_ENTRY_FORM = "lazy-linking-1"
+_ENTRY_FORM = "link-only-2"
+
+#: The kind of a cache entry without machine code (:class:`_LinkOnlyLibrary`); numba's own is
+#: "object".
+_LINK_ONLY = "link-only"
+
+
+class _LinkOnlyLibrary(codegen.JITCodeLibrary):
+    """The library of a kernel compiled because another kernel's typing reached it: optimised
+    LLVM IR for its callers to link (they run their own copies of it), no machine code.
+
+    numba makes each such library runnable on its own (a CPython wrapper, the whole module
+    turned into machine code), though nothing may ever call it from Python: five in six of the
+    libraries that compiling every game and agent makes. Here the machine code and the wrapper
+    wait until Python calls the kernel with that signature (:meth:`_KernelDispatcher.compile`).
+    A module that refers to itself through numba's run-time linker (a recursive kernel) is made
+    runnable as numba does, since its references are resolved in the execution engine."""
+
+    def _finalize_final_module(self) -> None:
+        module = self._final_module
+        if any(variable.name.startswith(codegen.RuntimeLinker.PREFIX) for variable in module.global_variables):
+            super()._finalize_final_module()
+            self.__class__ = codegen.JITCodeLibrary  # type: ignore[assignment]
+            return
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True
+
+    def serialize_using_object_code(self) -> tuple[str, str, tuple[bytes, bytes]]:
+        return (self.name, _LINK_ONLY, (b"", self._get_module_for_linking().as_bitcode()))
 
 
 class _CachedLibrary(codegen.JITCodeLibrary):
@@ -319,7 +389,8 @@ class _CachedLibrary(codegen.JITCodeLibrary):
     compilation links and inlines), and parses the bitcode and walks its symbols at every load:
     about half the CPU time of loading a kernel, spent in every process for code that is only
     run. Here the machine code is loaded as numba does, the names of the symbols it defines come
-    from the cache entry, and the bitcode waits in ``_bitcode``.
+    from the cache entry, and the bitcode waits in ``_bitcode``. An entry of a
+    :class:`_LinkOnlyLibrary` has no machine code: its library is the bitcode alone.
     """
 
     _bitcode: bytes | None = None
@@ -338,9 +409,12 @@ class _CachedLibrary(codegen.JITCodeLibrary):
     @classmethod
     def load(cls, target_codegen: Any, name: str, object_code: bytes, bitcode: bytes, symbols: tuple[str, ...]) -> "_CachedLibrary":
         library = cls(target_codegen, name)
+        library._bitcode = bitcode
+        if not object_code:  # a link-only entry: nothing for the engine
+            library._finalized = True
+            return library
         library.enable_object_caching()
         library._set_compiled_object(object_code)
-        library._bitcode = bitcode
         library._finalize_final_module()  # adds the machine code to the engine
         engine = target_codegen._engine
         if isinstance(getattr(engine, "_defined_symbols", None), set):
@@ -350,16 +424,30 @@ class _CachedLibrary(codegen.JITCodeLibrary):
         return library
 
 
+class _LinkOnlyEntry:
+    """The entry point of a kernel's signature that has no machine code (a
+    :class:`_LinkOnlyLibrary`): a key under which numba finds the kernel's IR for its callers,
+    never called (the dispatcher compiles the runnable version when Python calls it)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<link-only kernel {self.name}>"
+
+
 class _CachedResults(caching.CompileResultCacheImpl):
     """numba's serialisation of a compiled kernel, with the names of the symbols its library
     defines stored beside it, and loaded as a :class:`_CachedLibrary`."""
 
     def reduce(self, cres):
         (name, kind, (object_code, bitcode)), *rest = super().reduce(cres)
-        module = cres.library._get_module_for_linking()
-        symbols = tuple(
-            value.name for values in (module.functions, module.global_variables) for value in values if not value.is_declaration
-        )
+        symbols: tuple[str, ...] = ()
+        if kind != _LINK_ONLY:
+            module = cres.library._get_module_for_linking()
+            symbols = tuple(
+                value.name for values in (module.functions, module.global_variables) for value in values if not value.is_declaration
+            )
         return ((name, _ENTRY_FORM, (object_code, bitcode, symbols)), *rest)
 
     def rebuild(self, target_context, payload):
@@ -368,7 +456,10 @@ class _CachedResults(caching.CompileResultCacheImpl):
         for function in reload_init or ():
             function()
         library = _CachedLibrary.load(target_context.codegen(), name, object_code, bitcode, symbols)
-        entry_point = target_context.get_executable(library, fndesc, env)
+        if fndesc.llvm_cpython_wrapper_name in symbols:
+            entry_point = target_context.get_executable(library, fndesc, env)
+        else:
+            entry_point = _LinkOnlyEntry(fndesc.qualname)
         make_result: Any = compiler.CompileResult  # a namedtuple of numba's, untyped
         result = make_result(
             target_context=target_context,
@@ -387,8 +478,9 @@ class _CachedResults(caching.CompileResultCacheImpl):
             reload_init=reload_init,
             referenced_envs=referenced_envs,
         )
-        for referenced in referenced_envs:
-            library.codegen.set_env(referenced.env_name, referenced)
+        if object_code:
+            for referenced in referenced_envs:
+                library.codegen.set_env(referenced.env_name, referenced)
         return result
 
 
@@ -424,6 +516,10 @@ class _KernelCache(caching.FunctionCache):
 
 
 _MISSING_INTERNALS = [] if JIT_DISABLED else numba_internals_missing()
+#: Whether signatures that only kernels call are compiled link-only (:class:`_KernelDispatcher`).
+_LINK_ONLY_ENABLED = not _MISSING_INTERNALS
+#: The prefix of the names of numba's environment globals (``CompileResult._find_referenced_environments``).
+_ENVIRONMENT_PREFIX = "_ZN08NumbaEnv"
 
 
 # numba types a state record (or an array of them) passed from Python by building its Record
@@ -522,10 +618,113 @@ class _KernelDispatcher(CPUDispatcher):
     were four compilations of ``f`` (of its whole body and of everything it inlines), each
     differing only in a constant or an int width. Here a literal argument is typed as its plain
     type and a narrower signed int as int64 (numba computes in int64 anyway); the caller converts
-    its argument. A constant argument still folds where LLVM inlines the kernel."""
+    its argument. A constant argument still folds where LLVM inlines the kernel.
+
+    A signature that only kernels call is compiled to a :class:`_LinkOnlyLibrary` (IR for the
+    callers to link, no machine code, no CPython wrapper) and cached so; Python's first call with
+    it makes it runnable (:meth:`compile`), and the cache entry is replaced by the runnable one."""
+
+    #: Set while another kernel's typing asks for a signature (``get_call_template``).
+    _for_kernels = False
+    _cache: Any
+    _compiler: Any
 
     def get_call_template(self, args: Any, kws: Any) -> Any:
-        return super().get_call_template(tuple(_call_type(a) for a in args), {k: _call_type(v) for k, v in kws.items()})
+        self._for_kernels = _LINK_ONLY_ENABLED
+        try:
+            return super().get_call_template(tuple(_call_type(a) for a in args), {k: _call_type(v) for k, v in kws.items()})
+        finally:
+            self._for_kernels = False
+
+    def compile(self, sig: Any) -> Any:
+        # Read once: a compilation that this one's typing starts asks again for its own.
+        for_kernels, self._for_kernels = self._for_kernels, False
+        if for_kernels:
+            key = (self.py_func, tuple(sigutils.normalize_signature(sig)[0]))
+            _LINK_ONLY_COMPILES.add(key)
+            try:
+                return super().compile(sig)
+            finally:
+                _LINK_ONLY_COMPILES.discard(key)
+        entry = super().compile(sig)
+        if entry is None or isinstance(entry, _LinkOnlyEntry):
+            return self._make_runnable(sig)
+        return entry
+
+    def add_overload(self, cres: Any) -> None:
+        if cres.entry_point is None:  # lowered by _LinkOnlyLowering: finalised here, link-only
+            cres.library.__class__ = _LinkOnlyLibrary
+            cres.library.finalize()
+            cres.reload_init.extend(cres.library._reload_init)
+            cres = cres._replace(entry_point=_LinkOnlyEntry(cres.fndesc.qualname))
+            self.targetctx.insert_user_function(cres.entry_point, cres.fndesc, [cres.library])
+        if isinstance(cres.entry_point, _LinkOnlyEntry):
+            self.overloads[tuple(cres.signature.args)] = cres  # typed and linked, never called
+            return
+        if not isinstance(cres.library, _CachedLibrary):  # compiled here (a load sets its own)
+            _set_environments(cres.library)
+        super().add_overload(cres)
+
+    def _make_runnable(self, sig: Any) -> Any:
+        """Python calls the link-only signature ``sig``: it is compiled again as numba compiles
+        it, with its wrapper and machine code, and replaces the link-only one (and its cache
+        entry). (A wrapper linked with the link-only IR would be cheaper, but its environment
+        global would be a second copy beside those of the callers loaded before it.)"""
+        with global_compiler_lock:
+            args, return_type = sigutils.normalize_signature(sig)
+            existing: Any = self.overloads[tuple(args)]
+            if not isinstance(existing.entry_point, _LinkOnlyEntry):
+                return existing.entry_point
+            runnable = self._compiler.compile(tuple(args), return_type)
+            self.add_overload(runnable)
+            self._cache.save_overload(sig, runnable)
+            return runnable.entry_point
+
+
+#: (function, argument types) of each compilation under way for kernels only (link-only).
+_LINK_ONLY_COMPILES: set[tuple[Any, tuple[Any, ...]]] = set()
+
+
+@register_pass(mutates_CFG=False, analysis_only=True)
+class _LinkOnlyLowering(AnalysisPass):
+    """Lowers a compilation for kernels only without a CPython wrapper and without machine code
+    (numba's ``no_compile``: the library is left to :meth:`_KernelDispatcher.add_overload`).
+    The flags are set here, just before lowering, not when the compilation starts: numba
+    compiles an ``@overload``'s implementation once per set of its callers' flags, and would
+    compile numpy's ``np.empty`` again for every link-only caller."""
+
+    _name = "board_arena_link_only_lowering"
+
+    def __init__(self) -> None:
+        AnalysisPass.__init__(self)
+
+    def run_pass(self, state: Any) -> bool:
+        if (state.func_id.func, tuple(state.args)) in _LINK_ONLY_COMPILES:
+            state.flags.no_cpython_wrapper = True
+            state.flags.no_compile = True
+        return False
+
+
+class _KernelPipeline(compiler.CompilerBase):
+    """numba's nopython pipeline with :class:`_LinkOnlyLowering` before the lowering."""
+
+    def define_pipelines(self) -> list[Any]:
+        pipeline = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pipeline.add_pass_after(_LinkOnlyLowering, IRLegalization)
+        pipeline.finalize()
+        return [pipeline]
+
+
+def _set_environments(library: Any) -> None:
+    """Points the environment globals of ``library``'s machine code at their environments (numba
+    sets a kernel's own when it makes it runnable; those of link-only kernels linked into it had
+    no machine code to set)."""
+    engine = library.codegen._engine
+    for variable in library._final_module.global_variables:
+        if variable.name.startswith(_ENVIRONMENT_PREFIX) and engine.get_global_value_address(variable.name):
+            environment = lookup_environment(variable.name)
+            if environment is not None:
+                library.codegen.set_env(variable.name, environment)
 
 
 def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
@@ -554,7 +753,12 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
         del options["inline"]
     if JIT_DISABLED:
         return func
-    dispatcher: Any = _KernelDispatcher(py_func=func, locals={}, targetoptions={"nopython": True, "boundscheck": None, **options})
+    dispatcher: Any = _KernelDispatcher(
+        py_func=func,
+        locals={},
+        targetoptions={"nopython": True, "boundscheck": None, **options},
+        pipeline_class=_KernelPipeline,
+    )
     if cache:
         dispatcher._cache = _DeferredCache(dispatcher)
     return dispatcher
