@@ -119,7 +119,9 @@ def test_the_check_finds_a_cycle_hidden_in_a_function_body_and_skips_annotations
 def test_importing_the_packages_leaves_the_garbage_collector_as_it_was_found():
     """The cyclic collector is paused while the packages import numba (board_arena._CollectorPaused)
     and left as it was: on if it was on, off if the importer had switched it off. The arena command
-    freezes the imports' objects only in its own process, never when called from Python."""
+    freezes the imports' objects (and asks OpenBLAS for one thread) only in its own process, never
+    when called from Python."""
+    import os
     import subprocess
     import sys
 
@@ -128,14 +130,26 @@ def test_importing_the_packages_leaves_the_garbage_collector_as_it_was_found():
         "if sys.argv[1] == 'off': gc.disable()\n"
         "from board_arena import agents, engines, envs\n"
         "from board_arena.arena import cli\n"
+        "import os\n"
         "cli.main(['list', 'agents'])\n"
-        "print(gc.isenabled(), gc.get_freeze_count())\n"
+        "print(gc.isenabled(), gc.get_freeze_count(), os.environ.get('OPENBLAS_NUM_THREADS'))\n"
     )
-    for state, expected in (("on", "True 0"), ("off", "False 0")):
-        done = subprocess.run([sys.executable, "-c", script, state], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    for state, expected in (("on", "True 0 None"), ("off", "False 0 None")):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        done = subprocess.run([sys.executable, "-c", script, state], capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[-1] == expected
-    command = subprocess.run([sys.executable, "-c", "import gc; from board_arena.arena import cli; cli.main(); print(gc.isenabled(), gc.get_freeze_count() > 0)",
-                              "list", "agents"], capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert command.returncode == 0, command.stderr
-    assert command.stdout.splitlines()[-1] == "True True"
+    script = (
+        "import gc, os\n"
+        "from board_arena.arena import cli\n"
+        "cli.main()\n"
+        "print(gc.isenabled(), gc.get_freeze_count() > 0, os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    # The command's own process also asks numpy's OpenBLAS for one thread, unless told otherwise.
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for threads, expected in ((None, "True True 1"), ("3", "True True 3")):
+        env = environment if threads is None else {**environment, "OPENBLAS_NUM_THREADS": threads}
+        command = subprocess.run([sys.executable, "-c", script, "list", "agents"], capture_output=True, text=True, timeout=300,
+                                 cwd=ROOT, env=env)
+        assert command.returncode == 0, command.stderr
+        assert command.stdout.splitlines()[-1] == expected

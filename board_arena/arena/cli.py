@@ -500,6 +500,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     own_process = argv is None
     if own_process:
         gc.disable()
+        # numpy's OpenBLAS starts a thread per core when numpy is imported, and they spin: about
+        # 0.1 s of CPU at each start of a command whose linear algebra is a few small matrices
+        # (the ratings), with the games in worker processes already one per core. As Ray does
+        # for its workers, one thread, unless the user has said otherwise.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         try:
             args = _build_parser().parse_args(argv)
