@@ -435,12 +435,15 @@ def run_process(command: list[str], env: dict | None = None) -> tuple[Timing, st
     return Timing(wall, cpu), done.stdout
 
 
-def warm_start(cases: list[Case], cache: str | None = None) -> tuple[Timing, int]:
+def warm_start(cases: list[Case], cache: str | None = None, blas_threads: int | None = None) -> tuple[Timing, int]:
     """Import + warm-up of every agent for every case in a fresh process (every kernel of the
-    cache folder ``cache`` if given, else numba's usual one); the in-process timing (no
-    interpreter start) and the number of kernels compiled."""
+    cache folder ``cache`` if given, else numba's usual one; numpy's OpenBLAS on ``blas_threads``
+    threads if given, else its default of one per core); the in-process timing (no interpreter
+    start; the CPU time of all the process's threads) and the number of kernels compiled."""
     code = WARM_START.format(games=[(c.game, c.params) for c in cases])
-    env = {"NUMBA_CACHE_DIR": cache} if cache else None
+    env = {"NUMBA_CACHE_DIR": cache} if cache else {}
+    if blas_threads is not None:
+        env["OPENBLAS_NUM_THREADS"] = str(blas_threads)
     _, out = run_process([sys.executable, "-c", code], env)
     wall, cpu, compiled = out.split()
     return Timing(float(wall), float(cpu)), int(compiled)
@@ -551,8 +554,12 @@ def main(argv=None) -> None:
     if "warm" in sections:
         print()
         first, _ = warm_start(cases)
-        warm, _ = warm_start(cases)
+        warm = median_timing([warm_start(cases)[0] for _ in range(args.repeats)])
         print(f"import + warm-up of every agent, fresh process: first {first}, warm (from cache) {warm}")
+        # numpy's OpenBLAS starts a thread per core at numpy's import, which spins for a while:
+        # CPU time of numpy's, not of this package, which the arena command avoids (cli.main).
+        one = median_timing([warm_start(cases, blas_threads=1)[0] for _ in range(args.repeats)])
+        print(f"{'  the same, OpenBLAS on one thread':<47} {one}  (as the arena command runs; median of {args.repeats})")
     if "startup" in sections:
         print()
         with tempfile.TemporaryDirectory() as empty:
