@@ -509,3 +509,25 @@ def test_a_cached_kernel_loads_without_numba_s_whole_context_and_compiling_still
     first = run(tree, "loaded.py")
     assert first == ["14", "linalg", "n_must_not_be_negative", "9", "linalg"]
     assert run(tree, "loaded.py") == ["14", "-", "n_must_not_be_negative", "9", "linalg"]
+
+
+def test_a_kernel_types_a_plain_array_argument_as_numba_does_without_importing_numpy_ma():
+    """``_KernelDispatcher.typeof_pyval`` types a plain ndarray itself (numba's own imports
+    numpy.ma to rule out a masked array): the same type as numba's for every layout, dtype and
+    flag, and a masked array still goes to numba's (which refuses it)."""
+    import numpy as np
+    from numba.core.errors import NumbaTypeError
+    from numba.core.typing.typeof import Purpose, typeof
+
+    from board_arena.engines.contract import random_playouts
+
+    records = np.zeros(3, dtype=engines.make("konane").new_initial_state(0).data.dtype)
+    arrays = [np.zeros(3), np.zeros((3, 4)), np.zeros((3, 4)).T, np.zeros((4, 6))[::2], np.zeros((4, 6))[:, ::2],
+              np.zeros(3, dtype=np.int8), records, records[::2], np.zeros(0), np.zeros((2, 3, 4), order="F")]
+    for array in arrays:
+        frozen = array.copy()
+        frozen.flags.writeable = False
+        for value in (array, frozen):
+            assert random_playouts.typeof_pyval(value) == typeof(value, Purpose.argument)
+    with pytest.raises(NumbaTypeError, match="MaskedArray"):
+        random_playouts.typeof_pyval(np.ma.masked_array(np.zeros(3)))

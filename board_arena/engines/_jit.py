@@ -62,6 +62,7 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import AnalysisPass, register_pass
 from numba.core.cpu import CPUContext
 from numba.core.environment import lookup_environment
+from numba.core.errors import NumbaNotImplementedError
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
 from numba.core.typed_passes import IRLegalization
@@ -312,6 +313,7 @@ def numba_internals_missing() -> list[str]:
             "_verify_declare_only_symbols": ["self"],
         },
         CPUDispatcher: {
+            "typeof_pyval": ["self", "val"],
             "get_call_template": ["self", "args", "kws"],
             "compile": ["self", "sig"],
             "add_overload": ["self", "cres"],
@@ -635,6 +637,22 @@ class _KernelDispatcher(CPUDispatcher):
             return super().get_call_template(tuple(_call_type(a) for a in args), {k: _call_type(v) for k, v in kws.items()})
         finally:
             self._for_kernels = False
+
+    def typeof_pyval(self, val: Any) -> Any:
+        # numba types an array argument by first asking whether it is a numpy.ma masked array,
+        # which imports numpy.ma: 10 ms of CPU at the first kernel call of every process. A plain
+        # ndarray (what kernels take) is typed here exactly as numba types it, without that.
+        if type(val) is not np.ndarray:
+            return super().typeof_pyval(val)
+        try:
+            dtype = numpy_support.from_dtype(val.dtype)
+        except NumbaNotImplementedError:  # numba's own says which dtype it cannot take
+            return super().typeof_pyval(val)
+        array = types.Array(dtype, val.ndim, numpy_support.map_layout(val), readonly=not val.flags.writeable)
+        active = getattr(self, "_types_active_call", None)  # numba's own adds the call's types there
+        if active is not None:
+            active.add(array)
+        return array
 
     def compile(self, sig: Any) -> Any:
         # Read once: a compilation that this one's typing starts asks again for its own.
