@@ -364,8 +364,8 @@ def available_agents() -> list[str]:
 
 def agent_class(name: str) -> type[Agent]:
     """The agent class registered under ``name``. The installed packages' agents (entry points)
-    are loaded at the first name not known yet: a run of built-in agents never scans the
-    installed distributions (some hundreds on a research machine: tens of milliseconds).
+    are loaded at the first name not known yet: a run of built-in agents never reads the
+    metadata of every installed distribution.
 
     Raises:
         ValueError: no agent has that name (the message lists the names), or an installed

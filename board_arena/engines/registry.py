@@ -149,7 +149,7 @@ def game_class(name: str) -> type[Game]:
     Raises:
         VariantError: no game has that name (the message lists the names).
     """
-    if not (isinstance(name, str) and name in _PRESETS):  # a built-in game needs no scan of the installed packages
+    if not (isinstance(name, str) and name in _PRESETS):  # a known name needs no scan of the installed packages
         load_game_entry_points()
     try:
         return _PRESETS[name]
