@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, NoReturn
+from typing import Any, Callable, NoReturn, Sequence
 
-__all__ = ["OneLineParser", "positive_int", "int_list", "run_script"]
+__all__ = ["OneLineParser", "positive_int", "int_list", "run_script", "script_status"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -59,3 +59,27 @@ def run_script(main: Callable[[], int | None], prog: str) -> NoReturn:
         print(f"{prog}: error: {error}", file=sys.stderr)
         sys.exit(2)
     sys.exit(status or 0)
+
+
+def script_status(
+    prog: str,
+    parse_args: Callable[[Sequence[str] | None], Any],
+    run: Callable[[Any], int],
+    argv: Sequence[str] | None = None,
+    interrupted: str = "interrupted",
+) -> int:
+    """The status of a script's ``main`` that its tests call: ``run(parse_args(argv))``'s, or
+    argparse's for a bad argument; an interrupt is one line, ``PROG: INTERRUPTED``, and status
+    130, and a ``ValueError`` one line, ``PROG: MESSAGE``, and status 2."""
+    try:
+        args = parse_args(argv)
+    except SystemExit as stop:
+        return int(stop.code or 0)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        print(f"{prog}: {interrupted}", file=sys.stderr)
+        return 130
+    except ValueError as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 2

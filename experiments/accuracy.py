@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from board_arena import agents, engines  # noqa: E402
 from board_arena.agents.base import Limit  # noqa: E402
 from board_arena.agents.solver import Book, new_solver_table, solve  # noqa: E402
-from board_arena.commandline import OneLineParser  # noqa: E402
+from board_arena.commandline import OneLineParser, script_status  # noqa: E402
 from board_arena.engines import datafile  # noqa: E402
 
 DEFAULT_GAMES = "kalah,konane:size=5"
@@ -304,15 +304,7 @@ def parse_args(argv):
 
 
 def main(argv=None) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as stop:
-        return int(stop.code or 0)
-    try:
-        return run(args)
-    except KeyboardInterrupt:
-        print("accuracy.py: interrupted", file=sys.stderr)
-        return 130
+    return script_status("accuracy.py", parse_args, run, argv)
 
 
 def run(args) -> int:

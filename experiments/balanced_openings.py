@@ -44,7 +44,7 @@ import numpy as np  # noqa: E402
 from board_arena import engines  # noqa: E402
 from board_arena.arena.openings import MAX_RANDOM_PLIES, Openings  # noqa: E402
 from board_arena.arena.settings import derive_seed, parse_game_spec  # noqa: E402
-from board_arena.commandline import OneLineParser  # noqa: E402
+from board_arena.commandline import OneLineParser, script_status  # noqa: E402
 from board_arena.engines import contract  # noqa: E402
 
 #: Candidates drawn at most per opening kept (a bound that almost nothing meets stops here).
@@ -265,10 +265,11 @@ def parse_args(argv):
 
 
 def main(argv=None) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as stop:
-        return int(stop.code or 0)
+    return script_status("balanced_openings.py", parse_args, run, argv,
+                         "interrupted (the values solved so far are kept; run again to go on)")
+
+
+def run(args) -> int:
     values: dict[str, list[int]] = json.loads(args.values.read_text()) if args.values.is_file() else {}
 
     def save() -> None:
@@ -278,12 +279,6 @@ def main(argv=None) -> int:
         kept, tally = balanced_openings(args.game, args.plies, args.bound, args.count, args.seed, values,
                                         workers=args.workers, table_mb=args.table_mb,
                                         solve_seconds=args.solve_seconds, prefilter=args.prefilter, on_solved=save)
-    except KeyboardInterrupt:
-        print("balanced_openings.py: interrupted (the values solved so far are kept; run again to go on)", file=sys.stderr)
-        return 130
-    except ValueError as error:
-        print(f"balanced_openings.py: {error}", file=sys.stderr)
-        return 2
     finally:
         save()
     write_openings(Path(args.out), args.game, args.plies, args.bound, args.seed, kept, args.prefilter)

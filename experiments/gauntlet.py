@@ -58,7 +58,7 @@ from board_arena import agents, arena, engines  # noqa: E402
 from board_arena.agents.plugins import load_plugins  # noqa: E402
 from board_arena.arena.report import score_interval  # noqa: E402
 from board_arena.arena.settings import parse_game_spec, split_agent_list  # noqa: E402
-from board_arena.commandline import OneLineParser  # noqa: E402
+from board_arena.commandline import OneLineParser, script_status  # noqa: E402
 
 PLUGIN = str(Path(__file__).resolve().parent / "plugins" / "openspiel_mcts.py")
 OPPONENT = "openspiel-mcts"
@@ -330,18 +330,7 @@ def parse_args(argv):
 
 
 def main(argv=None) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as stop:
-        return int(stop.code or 0)
-    try:
-        return run(args)
-    except KeyboardInterrupt:
-        print("gauntlet.py: interrupted (run the same command to resume)", file=sys.stderr)
-        return 130
-    except ValueError as error:
-        print(f"gauntlet.py: {error}", file=sys.stderr)
-        return 2
+    return script_status("gauntlet.py", parse_args, run, argv, "interrupted (run the same command to resume)")
 
 
 def run(args) -> int:
