@@ -531,3 +531,29 @@ def test_a_kernel_types_a_plain_array_argument_as_numba_does_without_importing_n
             assert random_playouts.typeof_pyval(value) == typeof(value, Purpose.argument)
     with pytest.raises(NumbaTypeError, match="MaskedArray"):
         random_playouts.typeof_pyval(np.ma.masked_array(np.zeros(3)))
+
+
+def test_only_kernels_that_ask_for_it_are_forced_inline_whoever_compiles_them_first():
+    # numba would give ``helper`` the forceinline flag of ``hot``, whose typing compiles it.
+    @jit.kernel(cache=False)
+    def helper(x):
+        return x + 1
+
+    @jit.kernel(inline="always", cache=False)
+    def hot(x):
+        return 2 * helper(x)
+
+    @jit.kernel(cache=False)
+    def caller(x):
+        return hot(x)
+
+    assert caller(3) == 8
+    (compiled_helper,) = helper.overloads.values()
+    (compiled_hot,) = hot.overloads.values()
+    assert not compiled_helper.fndesc.inline
+    assert compiled_hot.fndesc.inline
+
+
+def test_a_kernel_inline_option_other_than_always_is_refused():
+    with pytest.raises(ValueError, match="inline='never'; allowed: 'always'"):
+        jit.kernel(inline="never")(lambda x: x)

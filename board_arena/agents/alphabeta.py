@@ -255,7 +255,7 @@ def _store(table, frame, stats, ply, age):
     return best
 
 
-@kernel
+@kernel(inline="always")
 def _negamax(stack, moves, keys, frames, table, age, killers, history, stats, top, depth, alpha, beta, db, db_k):
     """Fail-soft negamax score of the non-terminal ``stack[top]`` for its player to move.
 
@@ -398,13 +398,15 @@ def _leaf_score(s, player, stats, db, db_k):
     return value if contract.current_player(s) == player else -value
 
 
-@kernel(inline="always")
+@kernel
 def _root_child(stack, moves, keys, frames, table, age, killers, history, stats, depth, alpha, beta, mover, db, db_k):
     """The score of the root's child ``stack[1]`` for the root's player, searched with the window
-    (alpha, beta) of the root's side; ``mover``: the root's player moves again there."""
-    if mover:
-        return _negamax(stack, moves, keys, frames, table, age, killers, history, stats, 1, depth - 1, alpha, beta, db, db_k)
-    return -_negamax(stack, moves, keys, frames, table, age, killers, history, stats, 1, depth - 1, -beta, -alpha, db, db_k)
+    (alpha, beta) of the root's side; ``mover``: the root's player moves again there.
+    :func:`_negamax` has this one call site, inlined with its ply a constant; this helper is
+    left to LLVM (out of line), so that a search holds one copy of the inner loop, not four."""
+    sign = 1.0 if mover else -1.0
+    low, high = (alpha, beta) if mover else (-beta, -alpha)
+    return sign * _negamax(stack, moves, keys, frames, table, age, killers, history, stats, 1, depth - 1, low, high, db, db_k)
 
 
 @kernel(inline="always")

@@ -760,15 +760,20 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     into every caller. numba's own inlining would type and lower the function again inside each
     caller; with it, compiling every game and agent from an empty cache took 89 s of CPU
     instead of 64 s (Morabaraba's random playout alone 13 s instead of 1.4 s), for machine code
-    that runs at the same speed (``experiments/bench.py``)."""
+    that runs at the same speed (``experiments/bench.py``). Any other kernel is inlined where
+    LLVM's size heuristics say so: numba would give it the ``forceinline`` of the kernel whose
+    typing first compiled it, so that which kernels were forced inline depended on the order of
+    compilation (alpha-beta's inner loop, forced into its root's helper, was copied four times
+    into every search; compiling every game and agent took 8 s of CPU more)."""
     options.setdefault("error_model", "numpy")
     options.setdefault("no_cfunc_wrapper", True)
     if func is None:
         return lambda f: kernel(f, **options)
     cache = options.pop("cache", True)
-    if options.get("inline") == "always":
-        options = {**options, "forceinline": True}
-        del options["inline"]
+    inline = options.pop("inline", None)
+    if inline not in (None, "always"):
+        raise ValueError(f"kernel: inline={inline!r}; allowed: 'always' or no inline option")
+    options.setdefault("forceinline", inline == "always")
     if JIT_DISABLED:
         return func
     dispatcher: Any = _KernelDispatcher(

@@ -965,7 +965,7 @@ def _slides(d, own, empty):
     return n
 
 
-@kernel
+@kernel(inline="always")
 def _features(s, p, d, empty):
     """Player ``p``'s complete mills, open mills it can close with its next move (two cows and
     an empty third point that a cow can reach: from the hand, by flying, or sliding in from
