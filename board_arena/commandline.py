@@ -7,11 +7,15 @@ numba (``arena`` starts on the standard library alone).
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import signal
 import sys
-from typing import Any, Callable, NoReturn, Sequence
+import threading
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, NoReturn, Sequence
 
-__all__ = ["OneLineParser", "positive_int", "int_list", "run_script", "script_status"]
+__all__ = ["OneLineParser", "positive_int", "int_list", "run_script", "script_status", "interrupts_kept"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -61,6 +65,55 @@ def run_script(main: Callable[[], int | None], prog: str) -> NoReturn:
     sys.exit(status or 0)
 
 
+def _callbacks_from_c() -> set[Any]:
+    """The code of the Python functions that C code calls back while numba compiles: llvmlite's
+    object-cache hooks (none before llvmlite is imported)."""
+    engine = sys.modules.get("llvmlite.binding.executionengine")
+    hooks = ("_raw_object_cache_notify", "_raw_object_cache_getbuffer")
+    functions = [getattr(getattr(engine, "ExecutionEngine", None), hook, None) for hook in hooks]
+    return {function.__code__ for function in functions if function is not None}
+
+
+def _interrupt_again() -> None:
+    if signal.getsignal(signal.SIGINT) is not _interrupt:  # handled, or the command is over
+        return
+    if hasattr(signal, "pthread_kill"):  # a signal, which also wakes a sleep
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+    else:
+        _thread.interrupt_main()
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    callbacks = _callbacks_from_c()
+    while frame is not None:
+        if frame.f_code in callbacks:
+            retry = threading.Timer(0.01, _interrupt_again)
+            retry.daemon = True
+            retry.start()
+            return
+        frame = frame.f_back
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def interrupts_kept() -> Iterator[None]:
+    """Ctrl-C inside raises ``KeyboardInterrupt`` in the main thread, as Python's own handler
+    does, but is never lost: ctypes prints and drops an exception that leaves a callback from C
+    code, and an interrupt that came while llvmlite called numba's hooks (as a kernel compiles)
+    was dropped so, and the command went on to its end. Such an interrupt is sent again 10 ms
+    later, until it comes outside. (Only where Python's own handler is in place, in the main
+    thread; it is put back at the end.)"""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    signal.signal(signal.SIGINT, _interrupt)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGINT) is _interrupt:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def script_status(
     prog: str,
     parse_args: Callable[[Sequence[str] | None], Any],
@@ -76,7 +129,8 @@ def script_status(
     except SystemExit as stop:
         return int(stop.code or 0)
     try:
-        return run(args)
+        with interrupts_kept():
+            return run(args)
     except KeyboardInterrupt:
         print(f"{prog}: {interrupted}", file=sys.stderr)
         return 130

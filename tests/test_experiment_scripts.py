@@ -2,13 +2,17 @@
 unreadable value when the arguments are parsed, a game, agent or parameter that does not exist
 once they are read (``board_arena.commandline``)."""
 
+import ctypes
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
-from board_arena.commandline import int_list, positive_int
+from board_arena import commandline
+from board_arena.commandline import int_list, interrupts_kept, positive_int
 
 EXPERIMENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments")
 
@@ -43,3 +47,22 @@ def test_the_number_types_take_whole_numbers_of_at_least_one():
             positive_int(text)
     with pytest.raises(Exception, match="separated by commas, not '1,,2'"):
         int_list("1,,2")
+
+
+def test_an_interrupt_that_comes_while_c_code_calls_back_into_python_is_not_lost(monkeypatch):
+    # As llvmlite calls numba's hooks while a kernel compiles: ctypes prints and drops an
+    # exception that leaves the callback, so a KeyboardInterrupt raised inside is lost.
+    returned = []
+
+    def hook():
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C, handled here, inside the callback
+        returned.append(True)
+
+    monkeypatch.setattr(commandline, "_callbacks_from_c", lambda: {hook.__code__})
+    from_c = ctypes.CFUNCTYPE(None)(hook)
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), interrupts_kept():
+        from_c()
+        time.sleep(10)  # the interrupt, sent again once the callback has returned, ends this
+    assert returned == [True] and time.monotonic() - start < 5
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
 
-from board_arena.commandline import OneLineParser
+from board_arena.commandline import OneLineParser, interrupts_kept
 
 if TYPE_CHECKING:  # annotations only: the command imports the arena when it runs (see main)
     from board_arena.arena.tournament import Run
@@ -506,22 +506,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         # for its workers, one thread, unless the user has said otherwise.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
-        try:
-            args = _build_parser().parse_args(argv)
-        except SystemExit as stop:  # --help, --version, or a usage error (already printed)
-            return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
-        command = f"arena {args.command}"
-        if own_process:
-            gc.freeze()
-            gc.enable()
-        from board_arena.arena.play import cmd_play
-        from board_arena.arena.strength import load_agent_plugins
+        with interrupts_kept():
+            try:
+                args = _build_parser().parse_args(argv)
+            except SystemExit as stop:  # --help, --version, or a usage error (already printed)
+                return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
+            command = f"arena {args.command}"
+            if own_process:
+                gc.freeze()
+                gc.enable()
+            from board_arena.arena.play import cmd_play
+            from board_arena.arena.strength import load_agent_plugins
 
-        load_agent_plugins(args)
+            load_agent_plugins(args)
 
-        handlers = {"run": _cmd_run, "report": _cmd_report, "verify": _cmd_verify, "list": _cmd_list, "replay": _cmd_replay,
-                    "export": _cmd_export, "play": cmd_play, "serve": _cmd_serve}
-        return handlers[args.command](args)
+            handlers = {"run": _cmd_run, "report": _cmd_report, "verify": _cmd_verify, "list": _cmd_list, "replay": _cmd_replay,
+                        "export": _cmd_export, "play": cmd_play, "serve": _cmd_serve}
+            return handlers[args.command](args)
     except ValueError as error:
         print(f"{command}: error: {error}", file=sys.stderr)
         return 2
