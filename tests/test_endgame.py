@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -186,7 +187,9 @@ def test_the_builder_interrupted_is_one_line_and_status_130(capsys, cache, monke
         raise KeyboardInterrupt
 
     monkeypatch.setattr(endgame, "build", interrupt)
+    handler = signal.getsignal(signal.SIGINT)
     assert endgame.main(["--pits", "2", "--seeds", "3"]) == 130
+    assert signal.getsignal(signal.SIGINT) is handler  # the caller's, as it was
     out, err = capsys.readouterr()
     assert err.strip() == "python -m board_arena.engines.mancala.endgame: interrupted; nothing was written"
     assert not any(cache.rglob("*.egdb*"))

@@ -527,11 +527,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
         if command == "arena run":
             print("\narena run: interrupted; finished games are stored (run the same command to resume)", file=sys.stderr)
         else:
             print(f"\n{command}: interrupted", file=sys.stderr)
+        if not own_process:  # called from Python: its caller's Ctrl-C as it was
+            signal.signal(signal.SIGINT, previous)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader (| head) has gone: stop writing, quietly. Point stdout at nothing so that

@@ -520,8 +520,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         print(f"\n{prog}: interrupted; nothing was written", file=sys.stderr)
+        if argv is not None:  # called from Python: its caller's Ctrl-C as it was
+            signal.signal(signal.SIGINT, previous)
         return 130
 
 
