@@ -172,7 +172,7 @@ def test_a_cached_kernel_loads_its_machine_code_and_parses_its_bitcode_only_when
     package = tree / "board_arena"
     write(package / "engines" / "probe_callee.py", CALLEE.format(value=1))
     write(tree / "links.py", LINKS)
-    assert run(tree, "links.py") == ["JITCodeLibrary", "False"]  # compiled here
+    assert run(tree, "links.py") == ["_KernelLibrary", "False"]  # compiled here
     assert run(tree, "links.py") == ["_CachedLibrary", "False"]  # loaded: machine code only
     # A kernel compiled later in the process links the loaded one: its bitcode is parsed then.
     write(package / "agents" / "probe_caller.py", CALLER.format(offset=10))
@@ -212,11 +212,11 @@ def test_a_kernel_only_kernels_call_is_cached_as_ir_without_machine_code_until_p
     write(package / "agents" / "probe_caller.py", CALLER.format(offset=20))
     assert run(tree, "link_only.py") == ["21", "1", "link-only", "_CachedLibrary"]
     # Python's first call makes it runnable from the cached IR, and caches the runnable version...
-    assert run(tree, "link_only.py", args=["call"]) == ["21", "0", "1", "hit", "runnable", "JITCodeLibrary"]
+    assert run(tree, "link_only.py", args=["call"]) == ["21", "0", "1", "hit", "runnable", "_KernelLibrary"]
     assert run(tree, "link_only.py", args=["call"]) == ["21", "0", "1", "hit", "runnable", "_CachedLibrary"]
     # ... which callers link as they did the IR; an edit of the callee recompiles both.
     write(package / "engines" / "probe_callee.py", CALLEE.format(value=2))
-    assert run(tree, "link_only.py", args=["call"]) == ["22", "1", "link-only", "_LinkOnlyLibrary", "2", "miss", "runnable", "JITCodeLibrary"]
+    assert run(tree, "link_only.py", args=["call"]) == ["22", "1", "link-only", "_LinkOnlyLibrary", "2", "miss", "runnable", "_KernelLibrary"]
     write(package / "agents" / "probe_caller.py", CALLER.format(offset=30))
     assert run(tree, "link_only.py") == ["32", "1", "runnable", "_CachedLibrary"]
 
@@ -557,3 +557,96 @@ def test_only_kernels_that_ask_for_it_are_forced_inline_whoever_compiles_them_fi
 def test_a_kernel_inline_option_other_than_always_is_refused():
     with pytest.raises(ValueError, match="inline='never'; allowed: 'always'"):
         jit.kernel(inline="never")(lambda x: x)
+
+
+def test_a_kernel_s_np_empty_and_np_zeros_make_numpy_s_arrays_without_compiling_numba_s_overloads():
+    """``_NumpyAllocations`` puts numba's allocation intrinsic in place of the overloads of
+    np.empty and np.zeros (each a compilation of its own per shape type and dtype): the arrays
+    are numpy's in every form a kernel writes them, and none of those overloads compiles."""
+    import numpy as np
+    from numba.core import event
+    from numpy import empty, zeros
+
+    record = engines.make("konane").new_initial_state(0).data.dtype
+
+    @jit.kernel(cache=False)
+    def allocations(n):
+        return (
+            np.empty(n, np.int8), np.empty((n, 2), dtype=np.uint16), np.empty(n), empty((2, n), record),
+            np.zeros(n, np.int64), np.zeros((n, 3), dtype=np.bool_), np.zeros(n), zeros((), np.float32),
+            zeros((2, n), dtype=record),
+        )
+
+    compiled = []
+
+    class Compiles(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Compiles()):
+        made = allocations(4)
+    expected = (
+        np.empty(4, np.int8), np.empty((4, 2), np.uint16), np.empty(4), np.empty((2, 4), record),
+        np.zeros(4, np.int64), np.zeros((4, 3), np.bool_), np.zeros(4), np.zeros((), np.float32),
+        np.zeros((2, 4), record),
+    )
+    for array, numpy_s in zip(made, expected):
+        assert (array.dtype, array.shape, array.flags.c_contiguous) == (numpy_s.dtype, numpy_s.shape, True)
+    for array in made[4:]:
+        assert not array.reshape(-1).view(np.uint8).any()  # zeroed, records included
+    assert allocations.py_func.__qualname__ in compiled
+    assert not [name for name in compiled if name.startswith(("ol_np_empty", "ol_np_zeros", "ol_array_zero_fill"))]
+    with pytest.raises(numba.core.errors.TypingError, match="np.empty: cannot make an array"):
+        jit.kernel(cache=False)(lambda n: np.empty(n, np.zeros))(3)
+
+
+def test_the_function_passes_run_once_per_module_and_leave_the_ir_numba_s_would():
+    """``_KernelLibrary`` runs numba's function passes with one pass manager per module, on
+    definitions only (numba builds one per function, declarations included): the same IR."""
+    from llvmlite import binding as llvm
+    from numba.core import codegen
+    from numba.core.registry import cpu_target
+
+    @jit.kernel(cache=False)
+    def sums(a):
+        total = 0
+        for i in range(a.shape[0]):
+            total += a[i] * (i & 3)
+        return total
+
+    import numpy as np
+
+    sums(np.arange(5))
+    (compiled,) = sums.overloads.values()
+    assert type(compiled.library) is jit._KernelLibrary
+    library = cpu_target.target_context.codegen().create_library("probe")
+    text = compiled.library.get_llvm_str()
+    optimised = []
+    for optimise in (codegen.CPUCodeLibrary._optimize_functions, jit._KernelLibrary._optimize_functions):
+        module = llvm.parse_assembly(text)
+        optimise(library, module)
+        optimised.append(str(module))
+    assert optimised[0] == optimised[1]
+
+
+def test_compiling_a_kernel_leaves_numba_s_error_highlighting_and_llvm_callbacks_as_they_were():
+    """``_lean_compilation`` makes numba's highlighted error text without colorama's stream
+    wrapping and drops llvmlite's lock callbacks while kernels compile: the same text, and both
+    put back afterwards, also when the compilation fails."""
+    from llvmlite import binding as llvm
+    from numba.core import errors
+
+    scheme = errors.termcolor()
+    callbacks = list(llvm.ffi.lib._lock._cblist)
+    texts = [scheme.errmsg("x"), scheme.code("y"), scheme.highlight("z"), scheme.filename("f")]
+    with jit._lean_compilation():
+        lean = errors.termcolor()
+        assert [lean.errmsg("x"), lean.code("y"), lean.highlight("z"), lean.filename("f")] == texts
+        assert llvm.ffi.lib._lock._cblist == []
+    with pytest.raises(numba.core.errors.TypingError):
+        jit.kernel(cache=False)(lambda x: x.nothing_of_the_kind)(3)
+    assert errors.termcolor() is scheme
+    assert llvm.ffi.lib._lock._cblist == callbacks

@@ -617,9 +617,11 @@ def agent_thinking(browser, base_url, spec):
 
 
 def test_a_second_tab_loads_while_two_agents_think_and_a_tab_that_goes_stops_its_search(browser, server, base_url):
-    """alphabeta:time=2 and mcts:time=2 think in two tabs (the server's two search slots); a
+    """alphabeta:time=5 and mcts:time=5 think in two tabs (the server's two search slots); a
     third tab loads and fetches a static file meanwhile, before either search ends. Then the
-    first tab closes and the second starts another game: each search stops, its worker free."""
+    first tab closes and the second starts another game: each search stops, its worker free.
+    (5 s is far longer than a tab takes to load on a loaded machine; with 2 s, a search ended
+    during the load once in a full run. The test stops both, so never waits for them.)"""
     pool = server.games.pool
     for spec in ("alphabeta:time=0.2", "mcts:time=0.2"):  # the workers load both agents' kernels
         warm = agent_thinking(browser, base_url, spec)
@@ -632,8 +634,8 @@ def test_a_second_tab_loads_while_two_agents_think_and_a_tab_that_goes_stops_its
     idle.wait_for_selector("body[data-ready='1']")
     idle_load = time.perf_counter() - started
     idle.close()
-    first = agent_thinking(browser, base_url, "alphabeta:time=2")
-    second = agent_thinking(browser, base_url, "mcts:time=2")
+    first = agent_thinking(browser, base_url, "alphabeta:time=5")
+    second = agent_thinking(browser, base_url, "mcts:time=5")
     wait_until(lambda: pool.status()["searching"] == 2, "both searches to start")
     started = time.perf_counter()
     third = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
@@ -649,7 +651,7 @@ def test_a_second_tab_loads_while_two_agents_think_and_a_tab_that_goes_stops_its
     assert fetched[0] == 200
     assert pool.status()["searching"] == 2  # both still thinking: nothing waited for them
     print(f"a third tab loaded in {1000 * loaded:.0f} ms ({1000 * idle_load:.0f} ms with nothing thinking) and a static "
-          f"file came in {fetched[1]:.1f} ms while alphabeta:time=2 and mcts:time=2 thought")
+          f"file came in {fetched[1]:.1f} ms while alphabeta:time=5 and mcts:time=5 thought")
     third.close()
     first.close()  # the page goes: its game is dropped, its search stopped
     closed = wait_until(lambda: pool.status()["searching"] == 1, "the closed tab's search to stop")

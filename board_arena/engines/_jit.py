@@ -39,6 +39,8 @@ kernels compile in every process (after one warning) rather than ever running st
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import hashlib
 import importlib.util
 import inspect
@@ -49,25 +51,29 @@ import sysconfig
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numba
 import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
 from numba import types
-from numba.core import caching, codegen, compiler, config, sigutils
+from numba.core import caching, cgutils, codegen, compiler, config, errors, sigutils
 from numba.core import dispatcher as numba_dispatcher
+from numba.core import ir as numba_ir
 from numba.core.compiler_lock import global_compiler_lock
-from numba.core.compiler_machinery import AnalysisPass, register_pass
+from numba.core.compiler_machinery import AnalysisPass, FunctionPass, register_pass
 from numba.core.cpu import CPUContext
 from numba.core.environment import lookup_environment
 from numba.core.errors import NumbaNotImplementedError
+from numba.core.ir_utils import get_definition, guard
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
 from numba.core.typed_passes import IRLegalization
+from numba.core.typing.npydecl import parse_dtype, parse_shape
+from numba.core.untyped_passes import IRProcessing
 from numba.extending import intrinsic
-from numba.np import numpy_support
+from numba.np import arrayobj, numpy_support
 from numba.np.numpy_support import as_dtype
 
 __all__ = [
@@ -358,7 +364,24 @@ _ENTRY_FORM = "link-only-2"
 _LINK_ONLY = "link-only"
 
 
-class _LinkOnlyLibrary(codegen.JITCodeLibrary):
+class _KernelLibrary(codegen.JITCodeLibrary):
+    """The library of every kernel compiled here: numba's, with the same function passes run
+    once per module on its definitions. numba builds a new pass manager for every function of
+    a module, declarations included (about eight in nine of them, on which the passes do
+    nothing): 0.4 s of CPU over every game and agent, for the same IR."""
+
+    def _optimize_functions(self, ll_module: Any) -> None:
+        ll_module.data_layout = self._codegen._data_layout
+        manager = None
+        for function in ll_module.functions:
+            if function.is_declaration:
+                continue
+            if manager is None:
+                manager, builder = self._codegen._function_pass_manager()
+            manager.run(function, builder)
+
+
+class _LinkOnlyLibrary(_KernelLibrary):
     """The library of a kernel compiled because another kernel's typing reached it: optimised
     LLVM IR for its callers to link (they run their own copies of it), no machine code.
 
@@ -373,7 +396,7 @@ class _LinkOnlyLibrary(codegen.JITCodeLibrary):
         module = self._final_module
         if any(variable.name.startswith(codegen.RuntimeLinker.PREFIX) for variable in module.global_variables):
             super()._finalize_final_module()
-            self.__class__ = codegen.JITCodeLibrary  # type: ignore[assignment]
+            self.__class__ = _KernelLibrary  # type: ignore[assignment]
             return
         self._finalize_dynamic_globals()
         self._verify_declare_only_symbols()
@@ -613,6 +636,36 @@ def _call_type(argument: Any) -> Any:
     return argument
 
 
+@contextlib.contextmanager
+def _lean_compilation() -> Iterator[None]:
+    """While kernels compile (under numba's compiler lock), two costs of numba's that change
+    nothing in the result are left out; about 1.5 s of CPU over every game and agent:
+
+    * numba types a call by trying many templates, and a failed try builds an error message
+      highlighted through colorama, which re-initialises and tears down colorama's wrapping of
+      the standard streams for every piece of highlighted text (some 40,000 times). The same
+      text (the same escape codes) is made here by concatenation;
+    * llvmlite calls numba back around every call into LLVM (some 170,000), so that numba can
+      time them in each compilation's metadata (``timers["llvm_lock"]``, left at 0 here)."""
+    scheme = errors.termcolor()
+    colorama_style = getattr(errors, "Style", None)
+    if colorama_style is not None and type(scheme) is getattr(errors, "HighlightColorScheme", None):
+        bright, reset = colorama_style.BRIGHT, colorama_style.RESET_ALL
+        plain: Any = copy.copy(scheme)
+        plain._markup = lambda msg, color=None, style=bright: (color or "") + (style or "") + msg + reset
+        setattr(errors, "_termcolor_inst", plain)
+    lock = getattr(llvm.ffi.lib, "_lock", None)
+    callbacks = getattr(lock, "_cblist", None)
+    if isinstance(callbacks, list):
+        setattr(lock, "_cblist", [])
+    try:
+        yield
+    finally:
+        setattr(errors, "_termcolor_inst", scheme)
+        if isinstance(callbacks, list):
+            setattr(lock, "_cblist", callbacks)
+
+
 class _KernelDispatcher(CPUDispatcher):
     """numba's dispatcher, compiling one version of a kernel where numba would compile several
     for its callers: numba types a call from compiled code with the caller's argument types as
@@ -655,6 +708,10 @@ class _KernelDispatcher(CPUDispatcher):
         return array
 
     def compile(self, sig: Any) -> Any:
+        with global_compiler_lock, _lean_compilation():
+            return self._compile(sig)
+
+    def _compile(self, sig: Any) -> Any:
         # Read once: a compilation that this one's typing starts asks again for its own.
         for_kernels, self._for_kernels = self._for_kernels, False
         if for_kernels:
@@ -717,17 +774,94 @@ class _LinkOnlyLowering(AnalysisPass):
         AnalysisPass.__init__(self)
 
     def run_pass(self, state: Any) -> bool:
+        if state.library is None:  # as numba's lowering makes it, of this project's class
+            state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
+            state.library.enable_object_caching()
+        if type(state.library) is codegen.JITCodeLibrary:
+            state.library.__class__ = _KernelLibrary
         if (state.func_id.func, tuple(state.args)) in _LINK_ONLY_COMPILES:
             state.flags.no_cpython_wrapper = True
             state.flags.no_compile = True
         return False
 
 
+def _array_allocator(zeroed: bool) -> Any:
+    """The intrinsic that :class:`_NumpyAllocations` puts in place of ``np.zeros`` (``zeroed``)
+    or ``np.empty``: the array type of numba's overloads, made by the allocation code they call."""
+
+    def allocate(typingctx: Any, shape: Any, dtype: Any = None) -> Any:
+        if dtype is None or isinstance(dtype, (types.NoneType, types.Omitted)) or (
+            isinstance(dtype, types.Function) and dtype.typing_key is float
+        ):
+            element = types.float64
+        else:
+            element = parse_dtype(dtype)
+        ndim = parse_shape(shape)
+        if element is None or ndim is None:
+            name = "np.zeros" if zeroed else "np.empty"
+            raise errors.TypingError(f"{name}: cannot make an array of shape {shape} and dtype {dtype}")
+        array = types.Array(element, ndim, "C")
+
+        def codegen(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
+            shapes = arrayobj._parse_shape(context, builder, signature.args[0], arguments[0])
+            made = arrayobj._empty_nd_impl(context, builder, array, shapes)
+            if zeroed:
+                cgutils.memset(builder, made.data, builder.mul(made.itemsize, made.nitems), 0)
+            return made._getvalue()
+
+        return array(shape, types.Omitted(None) if dtype is None else dtype), codegen
+
+    allocate.__name__ = allocate.__qualname__ = "zeros" if zeroed else "empty"
+    return intrinsic(allocate)
+
+
+_NUMPY_ALLOCATORS = {"empty": _array_allocator(False), "zeros": _array_allocator(True)}
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _NumpyAllocations(FunctionPass):
+    """Has a kernel's ``np.empty`` and ``np.zeros`` allocate through :func:`_array_allocator`'s
+    intrinsics, with the code that numba's own overloads run. numba compiles those overloads as functions of
+    their own, once per shape type and dtype (``np.zeros`` as three), each through the whole
+    pipeline and LLVM: 1.5 s of CPU over every game and agent for arrays that come out the
+    same."""
+
+    _name = "board_arena_numpy_allocations"
+
+    def __init__(self) -> None:
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state: Any) -> bool:
+        func_ir = state.func_ir
+        changed = False
+        for block in func_ir.blocks.values():
+            for statement in block.body:
+                if not isinstance(statement, numba_ir.Assign):
+                    continue
+                value = statement.value
+                if isinstance(value, numba_ir.Expr) and value.op == "getattr" and value.attr in ("empty", "zeros"):
+                    owner = guard(get_definition, func_ir, value.value)
+                    if not (isinstance(owner, (numba_ir.Global, numba_ir.FreeVar)) and owner.value is np):
+                        continue
+                    name = value.attr
+                elif isinstance(value, (numba_ir.Global, numba_ir.FreeVar)) and value.value is np.empty:
+                    name = "empty"
+                elif isinstance(value, (numba_ir.Global, numba_ir.FreeVar)) and value.value is np.zeros:
+                    name = "zeros"
+                else:
+                    continue
+                statement.value = numba_ir.Global(name, _NUMPY_ALLOCATORS[name], value.loc)
+                changed = True
+        return changed
+
+
 class _KernelPipeline(compiler.CompilerBase):
-    """numba's nopython pipeline with :class:`_LinkOnlyLowering` before the lowering."""
+    """numba's nopython pipeline with :class:`_NumpyAllocations` before the typing and
+    :class:`_LinkOnlyLowering` before the lowering."""
 
     def define_pipelines(self) -> list[Any]:
         pipeline = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pipeline.add_pass_after(_NumpyAllocations, IRProcessing)
         pipeline.add_pass_after(_LinkOnlyLowering, IRLegalization)
         pipeline.finalize()
         return [pipeline]
