@@ -567,6 +567,7 @@ def test_a_kernel_s_np_empty_and_np_zeros_make_numpy_s_arrays_without_compiling_
     from numba.core import event
     from numpy import empty, zeros
 
+    assert jit._ALLOCATION_INTERNALS  # the numba internals the intrinsics call are there
     record = engines.make("konane").new_initial_state(0).data.dtype
 
     @jit.kernel(cache=False)

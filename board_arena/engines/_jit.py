@@ -371,6 +371,8 @@ class _KernelLibrary(codegen.JITCodeLibrary):
     nothing): 0.4 s of CPU over every game and agent, for the same IR."""
 
     def _optimize_functions(self, ll_module: Any) -> None:
+        if not hasattr(self._codegen, "_function_pass_manager"):  # another numba: its own way
+            return super()._optimize_functions(ll_module)
         ll_module.data_layout = self._codegen._data_layout
         manager = None
         for function in ll_module.functions:
@@ -639,7 +641,8 @@ def _call_type(argument: Any) -> Any:
 @contextlib.contextmanager
 def _lean_compilation() -> Iterator[None]:
     """While kernels compile (under numba's compiler lock), two costs of numba's that change
-    nothing in the result are left out; about 1.5 s of CPU over every game and agent:
+    nothing in the result are left out (a few tenths of a second of CPU over every game and
+    agent):
 
     * numba types a call by trying many templates, and a failed try builds an error message
       highlighted through colorama, which re-initialises and tears down colorama's wrapping of
@@ -766,7 +769,8 @@ class _LinkOnlyLowering(AnalysisPass):
     (numba's ``no_compile``: the library is left to :meth:`_KernelDispatcher.add_overload`).
     The flags are set here, just before lowering, not when the compilation starts: numba
     compiles an ``@overload``'s implementation once per set of its callers' flags, and would
-    compile numpy's ``np.empty`` again for every link-only caller."""
+    compile numpy's ``np.empty`` again for every link-only caller. It also makes every kernel's
+    library a :class:`_KernelLibrary` (numba's lowering would make a plain one)."""
 
     _name = "board_arena_link_only_lowering"
 
@@ -817,14 +821,20 @@ def _array_allocator(zeroed: bool) -> Any:
 
 _NUMPY_ALLOCATORS = {"empty": _array_allocator(False), "zeros": _array_allocator(True)}
 
+# The numba internals the allocators call; with another numba's, kernels keep numba's overloads.
+_ALLOCATION_INTERNALS = [
+    list(inspect.signature(getattr(arrayobj, name)).parameters) if hasattr(arrayobj, name) else None
+    for name in ("_parse_shape", "_empty_nd_impl")
+] == [["context", "builder", "ty", "val"], ["context", "builder", "arrtype", "shapes"]]
+
 
 @register_pass(mutates_CFG=False, analysis_only=False)
 class _NumpyAllocations(FunctionPass):
     """Has a kernel's ``np.empty`` and ``np.zeros`` allocate through :func:`_array_allocator`'s
-    intrinsics, with the code that numba's own overloads run. numba compiles those overloads as functions of
-    their own, once per shape type and dtype (``np.zeros`` as three), each through the whole
-    pipeline and LLVM: 1.5 s of CPU over every game and agent for arrays that come out the
-    same."""
+    intrinsics, with the code that numba's own overloads run. numba compiles those overloads as
+    functions of their own, once per shape type and dtype (``np.zeros`` as three), each through
+    the whole pipeline and LLVM: about 1.4 s of CPU over every game and agent, for arrays that
+    come out the same."""
 
     _name = "board_arena_numpy_allocations"
 
@@ -861,7 +871,8 @@ class _KernelPipeline(compiler.CompilerBase):
 
     def define_pipelines(self) -> list[Any]:
         pipeline = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
-        pipeline.add_pass_after(_NumpyAllocations, IRProcessing)
+        if _ALLOCATION_INTERNALS:
+            pipeline.add_pass_after(_NumpyAllocations, IRProcessing)
         pipeline.add_pass_after(_LinkOnlyLowering, IRLegalization)
         pipeline.finalize()
         return [pipeline]
