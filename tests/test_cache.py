@@ -607,6 +607,7 @@ def test_a_kernel_s_np_empty_and_np_zeros_make_numpy_s_arrays_without_compiling_
 def test_the_function_passes_run_once_per_module_and_leave_the_ir_numba_s_would():
     """``_KernelLibrary`` runs numba's function passes with one pass manager per module, on
     definitions only (numba builds one per function, declarations included): the same IR."""
+    import numpy as np
     from llvmlite import binding as llvm
     from numba.core import codegen
     from numba.core.registry import cpu_target
@@ -617,8 +618,6 @@ def test_the_function_passes_run_once_per_module_and_leave_the_ir_numba_s_would(
         for i in range(a.shape[0]):
             total += a[i] * (i & 3)
         return total
-
-    import numpy as np
 
     sums(np.arange(5))
     (compiled,) = sums.overloads.values()
