@@ -604,6 +604,53 @@ def test_a_kernel_s_np_empty_and_np_zeros_make_numpy_s_arrays_without_compiling_
         jit.kernel(cache=False)(lambda n: np.empty(n, np.zeros))(3)
 
 
+def test_the_contract_s_constants_and_state_arrays_compile_no_function_of_their_own():
+    """``max_moves``, ``move_bound``, ``margin_bounds``, ``endgame_value`` and ``new_states`` are
+    the game's kernel where it has one, else its constant (or a state array) put in place at the
+    call site: the values of their Python functions, and nothing compiled for them but the
+    game's kernels (an ``@overload`` would compile a function with machine code per game, and
+    numpy's ``np.empty`` with it)."""
+    import numpy as np
+    from numba.core import event
+
+    from board_arena.engines import contract
+
+    @jit.kernel(cache=False)
+    def constants(s, db):
+        states = contract.new_states(s, 3)
+        states[2] = s
+        return (
+            contract.max_moves(s), contract.move_bound(s), contract.margin_bounds(s),
+            contract.endgame_value(s, db, -1), states,
+        )
+
+    compiled = []
+
+    class Compiles(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func)
+
+        def on_end(self, ev):
+            pass
+
+    db = np.zeros(0, np.int8)
+    jit.kernel(cache=False)(lambda n: np.empty(n, np.int8))(1)  # numba's allocator, once per process
+    # mancala: an endgame database and margin bounds of its own, a constant move bound; konane:
+    # move_capacity of its own; morabaraba and dominoes: the defaults.
+    for name in ("mancala", "konane", "morabaraba", "dominoes"):
+        s = engines.make(name).new_initial_state(0).data
+        compiled.clear()
+        with event.install_listener("numba:compile", Compiles()):
+            moves, bound, margins, endgame, states = constants(s, db)
+        assert (moves, bound) == (contract.max_moves(s), contract.move_bound(s))
+        assert margins == tuple(contract.margin_bounds(s))
+        assert endgame == contract.endgame_value(s, db, -1)
+        assert (states.dtype, states.shape, states.flags.c_contiguous) == (s.dtype, (3,), True)
+        assert states[2].tobytes() == s.tobytes()
+        kernels = contract.kernels_for(s)
+        assert all(f is constants.py_func or f.__module__ == kernels.__name__ for f in compiled), compiled
+
+
 def test_the_function_passes_run_once_per_module_and_leave_the_ir_numba_s_would():
     """``_KernelLibrary`` runs numba's function passes with one pass manager per module, on
     definitions only (numba builds one per function, declarations included): the same IR."""

@@ -789,6 +789,16 @@ class _LinkOnlyLowering(AnalysisPass):
         return False
 
 
+def _allocate_array(context: Any, builder: Any, array: Any, shape_type: Any, shape: Any, zeroed: bool) -> Any:
+    """The code of ``np.empty`` (or ``np.zeros``, ``zeroed``) of numba's overloads: an array of
+    type ``array`` and the shape ``shape`` (an int or a tuple of them, of type ``shape_type``)."""
+    shapes = arrayobj._parse_shape(context, builder, shape_type, shape)
+    made = arrayobj._empty_nd_impl(context, builder, array, shapes)
+    if zeroed:
+        cgutils.memset(builder, made.data, builder.mul(made.itemsize, made.nitems), 0)
+    return made._getvalue()
+
+
 def _array_allocator(zeroed: bool) -> Any:
     """The intrinsic that :class:`_NumpyAllocations` puts in place of ``np.zeros`` (``zeroed``)
     or ``np.empty``: the array type of numba's overloads, made by the allocation code they call."""
@@ -807,11 +817,7 @@ def _array_allocator(zeroed: bool) -> Any:
         array = types.Array(element, ndim, "C")
 
         def codegen(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
-            shapes = arrayobj._parse_shape(context, builder, signature.args[0], arguments[0])
-            made = arrayobj._empty_nd_impl(context, builder, array, shapes)
-            if zeroed:
-                cgutils.memset(builder, made.data, builder.mul(made.itemsize, made.nitems), 0)
-            return made._getvalue()
+            return _allocate_array(context, builder, array, signature.args[0], arguments[0], zeroed)
 
         return array(shape, types.Omitted(None) if dtype is None else dtype), codegen
 
@@ -826,6 +832,26 @@ _ALLOCATION_INTERNALS = [
     list(inspect.signature(getattr(arrayobj, name)).parameters) if hasattr(arrayobj, name) else None
     for name in ("_parse_shape", "_empty_nd_impl")
 ] == [["context", "builder", "ty", "val"], ["context", "builder", "arrtype", "shapes"]]
+
+
+
+@intrinsic
+def empty_records(typingctx: Any, record: Any, count: Any) -> Any:
+    """``np.empty(count, dtype)`` in a kernel, ``dtype`` being the record type of ``record``: an
+    uninitialised C array of ``count`` such records. (A kernel cannot take the dtype from a
+    record; an ``@overload`` that returns ``np.empty(n, dtype)`` is compiled once per record
+    type as a function with machine code of its own, and numpy's ``np.empty`` with it.)"""
+    if not isinstance(record, types.Record) or not isinstance(count, types.Integer):
+        raise errors.TypingError(f"empty_records: takes a record and an int, not {record} and {count}")
+    array = types.Array(record, 1, "C")
+
+    def codegen(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
+        if _ALLOCATION_INTERNALS:
+            return _allocate_array(context, builder, array, count, arguments[1], False)
+        dtype = numpy_support.as_dtype(record)
+        return context.compile_internal(builder, lambda record, count: np.empty(count, dtype), signature, arguments)
+
+    return array(record, count), codegen
 
 
 @register_pass(mutates_CFG=False, analysis_only=False)

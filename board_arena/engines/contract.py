@@ -113,13 +113,12 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import typeof, types
 from numba.core.imputils import lower_builtin
-from numba.core.typing.templates import AbstractTemplate, infer_global
-from numba.extending import overload
+from numba.core.typing.templates import AbstractTemplate, infer_global, signature
 from numba.np.numpy_support import as_dtype
 
-from board_arena.engines._jit import kernel, link_record_type, rng_below
+from board_arena.engines._jit import empty_records, kernel, link_record_type, rng_below
 
 __all__ = [
     "MOVE_DTYPE",
@@ -230,7 +229,7 @@ def register(module: ModuleType) -> None:
             "each game needs a state type of its own (add or rename a field)"
         )
     _KERNELS[dtype] = module
-    # Kernels given this record link the module's kernels through the overloads below without
+    # Kernels given this record link the module's kernels through the forwarders below without
     # importing it: their cache entries must know its sources.
     link_record_type(dtype, module.__name__)
 
@@ -258,14 +257,27 @@ def kernels_for(state_or_dtype: Any) -> ModuleType:
 # machine code once per game, per signature and per flags of its callers, only to be inlined:
 # 116 of the 521 kernels that every game and agent compiled, and 11% of the compile time.)
 # Where the contract has a default, the default is a kernel of this module or a constant, picked
-# the same way.
+# the same way. A constant of the game (``max_moves`` of a game without ``move_capacity``) is put
+# in place at the call site: an ``@overload`` returning it would be compiled, with machine code,
+# once per game.
 
 
-def _forward(function: Any, choose: Callable[..., tuple[Any, tuple[Any, ...]]]) -> None:
+class _Constant:
+    """What a ``choose`` of :func:`_forward` returns where the value of the contract function is a
+    constant of the game (an int or a tuple of them)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _forward(function: Any, choose: Callable[..., Any]) -> None:
     """Compiles a call of ``function`` inside a kernel to a direct call of the kernel that
     ``choose(*argument types)`` returns, as ``(kernel, the argument types it is called with)``:
     the call site converts its arguments to those (a move of any int type to int64, so that a
-    game's kernel is compiled once, not once per caller's int type)."""
+    game's kernel is compiled once, not once per caller's int type). Where ``choose`` returns a
+    :class:`_Constant`, the call is its value."""
 
     class Forward(AbstractTemplate):
         key = function
@@ -273,14 +285,21 @@ def _forward(function: Any, choose: Callable[..., tuple[Any, tuple[Any, ...]]]) 
         def generic(self, args, kws):
             if kws:
                 return None
-            target, target_args = choose(*(types.unliteral(a) for a in args))
+            args = tuple(types.unliteral(a) for a in args)
+            chosen = choose(*args)
+            if isinstance(chosen, _Constant):
+                return signature(typeof(chosen.value), *args)
+            target, target_args = chosen
             return self.context.resolve_function_type(self.context.resolve_value_type(target), target_args, {})
 
     infer_global(function, types.Function(Forward))
 
     @lower_builtin(function, types.VarArg(types.Any))
     def call(context, builder, sig, args):
-        target, _ = choose(*sig.args)
+        chosen = choose(*sig.args)
+        if isinstance(chosen, _Constant):
+            return context.get_constant_generic(builder, sig.return_type, chosen.value)
+        target, _ = chosen
         block, start, blocks = builder.block, len(builder.block.instructions), len(builder.function.blocks)
         result = context.get_function(context.typing_context.resolve_value_type(target), sig)(builder, args)
         # Inlined at this call site, as the game's kernel was into the forwarder that an
@@ -303,11 +322,6 @@ def _game_kernel(name: str, convert: tuple[Any, ...] = ()) -> Callable[..., tupl
         return getattr(kernels_for(s), name), args
 
     return choose
-
-
-# The contract functions whose value is a constant of the game (or an allocation) stay
-# ``@overload``s, marked for LLVM to inline; no C-callable wrapper (see ``kernel``).
-_INLINE: Any = {"forceinline": True, "no_cfunc_wrapper": True, "error_model": "numpy"}
 
 
 def legal_moves(s: Record, out: np.ndarray) -> int:
@@ -426,24 +440,19 @@ def max_moves(s: Record) -> int:
     return module.move_capacity(s) if hasattr(module, "move_capacity") else module.MAX_MOVES
 
 
-@overload(max_moves, jit_options=_INLINE)
 def _max_moves(s):
     module = kernels_for(s)
-    if hasattr(module, "move_capacity"):
-        impl = module.move_capacity
-        return lambda s: impl(s)
-    n = module.MAX_MOVES
-    return lambda s: n
+    return (module.move_capacity, (s,)) if hasattr(module, "move_capacity") else _Constant(module.MAX_MOVES)
+
+
+_forward(max_moves, _max_moves)
 
 
 def move_bound(s: Record) -> int:
     return kernels_for(s).MOVE_BOUND
 
 
-@overload(move_bound, jit_options=_INLINE)
-def _move_bound(s):
-    n = kernels_for(s).MOVE_BOUND
-    return lambda s: n
+_forward(move_bound, lambda s: _Constant(kernels_for(s).MOVE_BOUND))
 
 
 # Optional kernels for exact solving (module docstring): the game's own when it has them, else a
@@ -487,14 +496,15 @@ def margin_bounds(s: Record) -> tuple[int, int]:
     return (-UNBOUNDED_MARGIN, UNBOUNDED_MARGIN) if hasattr(module, "margin") else (-1, 1)
 
 
-@overload(margin_bounds, jit_options=_INLINE)
 def _margin_bounds(s):
     module = kernels_for(s)
     if hasattr(module, "margin_bounds"):
-        impl = module.margin_bounds
-        return lambda s: impl(s)
+        return module.margin_bounds, (s,)
     bound = UNBOUNDED_MARGIN if hasattr(module, "margin") else 1
-    return lambda s: (np.int64(-bound), np.int64(bound))
+    return _Constant((np.int64(-bound), np.int64(bound)))
+
+
+_forward(margin_bounds, _margin_bounds)
 
 
 def solve_key(s: Record) -> int:
@@ -510,14 +520,12 @@ def endgame_value(s: Record, db: np.ndarray, k: int) -> int:
     return module.endgame_value(s, db, k) if hasattr(module, "endgame_value") else NO_ENDGAME_VALUE
 
 
-@overload(endgame_value, jit_options=_INLINE)
 def _endgame_value(s, db, k):
     module = kernels_for(s)
-    if hasattr(module, "endgame_value"):
-        impl = module.endgame_value
-        return lambda s, db, k: impl(s, db, k)
-    none = NO_ENDGAME_VALUE
-    return lambda s, db, k: none
+    return (module.endgame_value, (s, db, k)) if hasattr(module, "endgame_value") else _Constant(NO_ENDGAME_VALUE)
+
+
+_forward(endgame_value, _endgame_value)
 
 
 def new_states(s: Record, n: int) -> np.ndarray:
@@ -525,10 +533,7 @@ def new_states(s: Record, n: int) -> np.ndarray:
     return np.empty(n, kernels_for(s).STATE_DTYPE)
 
 
-@overload(new_states, jit_options=_INLINE)
-def _new_states(s, n):
-    dtype = kernels_for(s).STATE_DTYPE
-    return lambda s, n: np.empty(n, dtype)
+_forward(new_states, lambda s, n: (empty_records, (s, types.intp)))
 
 
 # ----------------------------------------------------------------------------------------------
