@@ -651,6 +651,46 @@ def test_the_contract_s_constants_and_state_arrays_compile_no_function_of_their_
         assert all(f is constants.py_func or f.__module__ == kernels.__name__ for f in compiled), compiled
 
 
+def test_a_kernel_s_max_and_min_of_two_numbers_give_numba_s_results_without_compiling_its_overloads():
+    """``_ScalarExtrema`` puts the intrinsic of numba's overloads in place of ``max(a, b)`` and
+    ``min(a, b)`` (each overload a compilation with machine code of its own per pair of types):
+    the same values of the same types, NaN and mixed types included, and none of those overloads
+    compiles. Other calls (three values, an iterable) stay numba's."""
+    import numpy as np
+    from numba.core import event
+
+    def extrema(a, b, c, d, e, x, y):
+        return (
+            max(a, b), min(a, b), max(c, d), min(c, d), max(e, 1), min(1.5, e), max(x, y), min(x, y),
+            max(a, c), min(b, d),
+        )
+
+    compiled = []
+
+    class Compiles(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+
+        def on_end(self, ev):
+            pass
+
+    kernel = jit.kernel(cache=False)(extrema)
+    numba_s = numba.njit(extrema)
+    for args in (
+        (np.int64(3), np.int8(-2), 2.5, float("nan"), np.uint8(7), True, False),
+        (np.int64(-3), np.int8(5), float("nan"), 1.0, np.uint8(0), False, True),
+    ):
+        with event.install_listener("numba:compile", Compiles()):
+            ours = kernel(*args)
+        theirs = numba_s(*args)
+        assert [type(v) for v in ours] == [type(v) for v in theirs]
+        assert all(u == v or (u != u and v != v) for u, v in zip(ours, theirs)), (ours, theirs)
+    assert compiled == [extrema.__qualname__]
+    assert jit.kernel(cache=False)(lambda a, b, c: (max(a, b, c), min((c, b))))(1, 5.0, 3) == (5.0, 3.0)
+    with pytest.raises(numba.core.errors.TypingError, match=r"max\(a, b\): takes two numbers"):
+        jit.kernel(cache=False)(lambda a, b: max(a, b))(np.zeros(2), 1.0)
+
+
 def test_the_function_passes_run_once_per_module_and_leave_the_ir_numba_s_would():
     """``_KernelLibrary`` runs numba's function passes with one pass manager per module, on
     definitions only (numba builds one per function, declarations included): the same IR."""

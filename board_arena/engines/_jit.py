@@ -44,6 +44,7 @@ import copy
 import hashlib
 import importlib.util
 import inspect
+import operator
 import os
 import re
 import sys
@@ -66,12 +67,13 @@ from numba.core.compiler_machinery import AnalysisPass, FunctionPass, register_p
 from numba.core.cpu import CPUContext
 from numba.core.environment import lookup_environment
 from numba.core.errors import NumbaNotImplementedError
-from numba.core.ir_utils import get_definition, guard
+from numba.core.ir_utils import get_definition, guard, mk_unique_var
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
 from numba.core.typed_passes import IRLegalization
 from numba.core.typing.npydecl import parse_dtype, parse_shape
 from numba.core.untyped_passes import IRProcessing
+from numba.cpython import builtins as numba_builtins
 from numba.extending import intrinsic
 from numba.np import arrayobj, numpy_support
 from numba.np.numpy_support import as_dtype
@@ -891,14 +893,90 @@ class _NumpyAllocations(FunctionPass):
         return changed
 
 
+def _extremum(maximum: bool) -> Any:
+    """The intrinsic that :class:`_ScalarExtrema` puts in place of ``max(a, b)`` (``maximum``) or
+    ``min(a, b)`` of two numbers: the type and the code of numba's overload (``max_vararg``)."""
+
+    def extremum(typingctx: Any, a: Any, b: Any) -> Any:
+        a, b = types.unliteral(a), types.unliteral(b)
+        scalars = all(isinstance(t, (types.Number, types.Boolean)) for t in (a, b))
+        result = typingctx.unify_types(a, b) if scalars else None
+        if result is None:
+            name = "max" if maximum else "min"
+            raise errors.TypingError(f"{name}(a, b): takes two numbers (or booleans) of types that unify, not {a} and {b}")
+
+        def codegen(context: Any, builder: Any, signature: Any, arguments: Any) -> Any:
+            compare = operator.gt if maximum else operator.lt
+            return numba_builtins.do_minmax(context, builder, list(signature.args), list(arguments), compare)
+
+        return result(a, b), codegen
+
+    extremum.__name__ = extremum.__qualname__ = "max" if maximum else "min"
+    return intrinsic(extremum)
+
+
+_EXTREMA = {max: _extremum(True), min: _extremum(False)}
+
+# The numba internal the extrema call; with another numba's, kernels keep numba's overloads.
+_EXTREMUM_INTERNALS = hasattr(numba_builtins, "do_minmax") and list(
+    inspect.signature(numba_builtins.do_minmax).parameters
+) == ["context", "builder", "argtys", "args", "cmpop"]
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _ScalarExtrema(FunctionPass):
+    """Has a kernel's ``max(a, b)`` and ``min(a, b)`` call :func:`_extremum`'s intrinsics, which
+    lower numba's code in place. numba's ``max`` and ``min`` are overloads compiled as functions
+    of their own, with machine code, once per pair of argument types: nine of them over every
+    game and agent. Only calls of two positional arguments are taken: for those numba's overloads
+    take numbers (and booleans) alone, with the same type and result; ``max(iterable)`` and
+    longer calls stay numba's."""
+
+    _name = "board_arena_scalar_extrema"
+
+    def __init__(self) -> None:
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state: Any) -> bool:
+        func_ir = state.func_ir
+        changed = False
+        for block in func_ir.blocks.values():
+            body = []
+            for statement in block.body:
+                value = getattr(statement, "value", None)
+                if (
+                    isinstance(statement, numba_ir.Assign)
+                    and isinstance(value, numba_ir.Expr)
+                    and value.op == "call"
+                    and len(value.args) == 2
+                    and not value.kws
+                    and value.vararg is None
+                    and value.varkwarg is None
+                ):
+                    callee = guard(get_definition, func_ir, value.func)
+                    if isinstance(callee, (numba_ir.Global, numba_ir.FreeVar)) and callee.value in (max, min):
+                        extremum = _EXTREMA[callee.value]
+                        function = numba_ir.Var(block.scope, mk_unique_var(f"${callee.value.__name__}"), value.loc)
+                        definition = numba_ir.Global(callee.value.__name__, extremum, value.loc)
+                        body.append(numba_ir.Assign(definition, function, value.loc))
+                        func_ir._definitions[function.name] = [definition]
+                        value.func = function
+                        changed = True
+                body.append(statement)
+            block.body = body
+        return changed
+
+
 class _KernelPipeline(compiler.CompilerBase):
-    """numba's nopython pipeline with :class:`_NumpyAllocations` before the typing and
-    :class:`_LinkOnlyLowering` before the lowering."""
+    """numba's nopython pipeline with :class:`_NumpyAllocations` and :class:`_ScalarExtrema`
+    before the typing and :class:`_LinkOnlyLowering` before the lowering."""
 
     def define_pipelines(self) -> list[Any]:
         pipeline = compiler.DefaultPassBuilder.define_nopython_pipeline(self.state)
         if _ALLOCATION_INTERNALS:
             pipeline.add_pass_after(_NumpyAllocations, IRProcessing)
+        if _EXTREMUM_INTERNALS:
+            pipeline.add_pass_after(_ScalarExtrema, IRProcessing)
         pipeline.add_pass_after(_LinkOnlyLowering, IRLegalization)
         pipeline.finalize()
         return [pipeline]
