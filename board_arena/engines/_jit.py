@@ -836,7 +836,6 @@ _ALLOCATION_INTERNALS = [
 ] == [["context", "builder", "ty", "val"], ["context", "builder", "arrtype", "shapes"]]
 
 
-
 @intrinsic
 def empty_records(typingctx: Any, record: Any, count: Any) -> Any:
     """``np.empty(count, dtype)`` in a kernel, ``dtype`` being the record type of ``record``: an
@@ -927,7 +926,7 @@ _EXTREMUM_INTERNALS = hasattr(numba_builtins, "do_minmax") and list(
 class _ScalarExtrema(FunctionPass):
     """Has a kernel's ``max(a, b)`` and ``min(a, b)`` call :func:`_extremum`'s intrinsics, which
     lower numba's code in place. numba's ``max`` and ``min`` are overloads compiled as functions
-    of their own, with machine code, once per pair of argument types: nine of them over every
+    of their own, with machine code, once per pair of argument types: eight of them over every
     game and agent. Only calls of two positional arguments are taken: for those numba's overloads
     take numbers (and booleans) alone, with the same type and result; ``max(iterable)`` and
     longer calls stay numba's."""
