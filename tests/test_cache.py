@@ -659,6 +659,8 @@ def test_a_kernel_s_max_and_min_of_two_numbers_give_numba_s_results_without_comp
     import numpy as np
     from numba.core import event
 
+    assert jit._EXTREMUM_INTERNALS  # the numba internal the intrinsics call is there
+
     def extrema(a, b, c, d, e, x, y):
         return (
             max(a, b), min(a, b), max(c, d), min(c, d), max(e, 1), min(1.5, e), max(x, y), min(x, y),
