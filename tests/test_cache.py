@@ -3,6 +3,7 @@ of a kernel is keyed by the sources of its module and of the modules it imports,
 signature holding a game's state record, of that game's kernel module (reached through the
 contract without an import). Each test works on a copy of the package and runs fresh processes."""
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -30,6 +31,24 @@ def report(*calls):
         out.append(f"{value}:{'miss' if sum(kernel.stats.cache_misses.values()) else 'hit'}")
     print(" ".join(out))
 """
+
+
+@contextlib.contextmanager
+def compilations():
+    """The Python functions that numba compiles inside the block (its compile events), in order."""
+    from numba.core import event
+
+    compiled: list = []
+
+    class Compiles(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Compiles()):
+        yield compiled
 
 
 @pytest.fixture
@@ -564,7 +583,6 @@ def test_a_kernel_s_np_empty_and_np_zeros_make_numpy_s_arrays_without_compiling_
     np.empty and np.zeros (each a compilation of its own per shape type and dtype): the arrays
     are numpy's in every form a kernel writes them, and none of those overloads compiles."""
     import numpy as np
-    from numba.core import event
     from numpy import empty, zeros
 
     assert jit._ALLOCATION_INTERNALS  # the numba internals the intrinsics call are there
@@ -578,16 +596,7 @@ def test_a_kernel_s_np_empty_and_np_zeros_make_numpy_s_arrays_without_compiling_
             zeros((2, n), dtype=record),
         )
 
-    compiled = []
-
-    class Compiles(event.Listener):
-        def on_start(self, ev):
-            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-
-        def on_end(self, ev):
-            pass
-
-    with event.install_listener("numba:compile", Compiles()):
+    with compilations() as compiled:
         made = allocations(4)
     expected = (
         np.empty(4, np.int8), np.empty((4, 2), np.uint16), np.empty(4), np.empty((2, 4), record),
@@ -598,8 +607,9 @@ def test_a_kernel_s_np_empty_and_np_zeros_make_numpy_s_arrays_without_compiling_
         assert (array.dtype, array.shape, array.flags.c_contiguous) == (numpy_s.dtype, numpy_s.shape, True)
     for array in made[4:]:
         assert not array.reshape(-1).view(np.uint8).any()  # zeroed, records included
-    assert allocations.py_func.__qualname__ in compiled
-    assert not [name for name in compiled if name.startswith(("ol_np_empty", "ol_np_zeros", "ol_array_zero_fill"))]
+    names = [function.__qualname__ for function in compiled]
+    assert allocations.py_func.__qualname__ in names
+    assert not [name for name in names if name.startswith(("ol_np_empty", "ol_np_zeros", "ol_array_zero_fill"))]
     with pytest.raises(numba.core.errors.TypingError, match="np.empty: cannot make an array"):
         jit.kernel(cache=False)(lambda n: np.empty(n, np.zeros))(3)
 
@@ -611,7 +621,6 @@ def test_the_contract_s_constants_and_state_arrays_compile_no_function_of_their_
     game's kernels (an ``@overload`` would compile a function with machine code per game, and
     numpy's ``np.empty`` with it)."""
     import numpy as np
-    from numba.core import event
 
     from board_arena.engines import contract
 
@@ -624,23 +633,13 @@ def test_the_contract_s_constants_and_state_arrays_compile_no_function_of_their_
             contract.endgame_value(s, db, -1), states,
         )
 
-    compiled = []
-
-    class Compiles(event.Listener):
-        def on_start(self, ev):
-            compiled.append(ev.data["dispatcher"].py_func)
-
-        def on_end(self, ev):
-            pass
-
     db = np.zeros(0, np.int8)
     jit.kernel(cache=False)(lambda n: np.empty(n, np.int8))(1)  # numba's allocator, once per process
     # mancala: an endgame database and margin bounds of its own, a constant move bound; konane:
     # move_capacity of its own; morabaraba and dominoes: the defaults.
     for name in ("mancala", "konane", "morabaraba", "dominoes"):
         s = engines.make(name).new_initial_state(0).data
-        compiled.clear()
-        with event.install_listener("numba:compile", Compiles()):
+        with compilations() as compiled:
             moves, bound, margins, endgame, states = constants(s, db)
         assert (moves, bound) == (contract.max_moves(s), contract.move_bound(s))
         assert margins == tuple(contract.margin_bounds(s))
@@ -657,7 +656,6 @@ def test_a_kernel_s_max_and_min_of_two_numbers_give_numba_s_results_without_comp
     the same values of the same types, NaN and mixed types included, and none of those overloads
     compiles. Other calls (three values, an iterable) stay numba's."""
     import numpy as np
-    from numba.core import event
 
     assert jit._EXTREMUM_INTERNALS  # the numba internal the intrinsics call is there
 
@@ -667,27 +665,20 @@ def test_a_kernel_s_max_and_min_of_two_numbers_give_numba_s_results_without_comp
             max(a, c), min(b, d),
         )
 
-    compiled = []
-
-    class Compiles(event.Listener):
-        def on_start(self, ev):
-            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-
-        def on_end(self, ev):
-            pass
-
     kernel = jit.kernel(cache=False)(extrema)
     numba_s = numba.njit(extrema)
+    seen = []
     for args in (
         (np.int64(3), np.int8(-2), 2.5, float("nan"), np.uint8(7), True, False),
         (np.int64(-3), np.int8(5), float("nan"), 1.0, np.uint8(0), False, True),
     ):
-        with event.install_listener("numba:compile", Compiles()):
+        with compilations() as compiled:
             ours = kernel(*args)
+        seen += compiled
         theirs = numba_s(*args)
         assert [type(v) for v in ours] == [type(v) for v in theirs]
         assert all(u == v or (u != u and v != v) for u, v in zip(ours, theirs)), (ours, theirs)
-    assert compiled == [extrema.__qualname__]
+    assert seen == [extrema]  # the kernel alone
     assert jit.kernel(cache=False)(lambda a, b, c: (max(a, b, c), min((c, b))))(1, 5.0, 3) == (5.0, 3.0)
     with pytest.raises(numba.core.errors.TypingError, match=r"max\(a, b\): takes two numbers"):
         jit.kernel(cache=False)(lambda a, b: max(a, b))(np.zeros(2), 1.0)
