@@ -15,7 +15,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NoReturn, Sequence
 
-__all__ = ["OneLineParser", "positive_int", "int_list", "run_script", "script_status", "interrupts_kept"]
+__all__ = ["OneLineParser", "positive_int", "int_list", "run_script", "script_status", "interrupts_kept", "interrupt_handled"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -114,6 +114,17 @@ def interrupts_kept() -> Iterator[None]:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def interrupt_handled() -> None:
+    """Call where a ``KeyboardInterrupt`` is caught and the command then ends with a status of its
+    own (130 after Ctrl-C, 0 after a game the player quit). CPython marks an interrupt that leaves
+    code run by ``exec`` of a text (numba compiles through such code, as do dataclasses: an
+    interrupt while a kernel compiles often passes there), and a ``python -m`` command whose mark
+    is still set at exit is killed by SIGINT from its own interpreter, caught or not. A shell
+    shows that as 130 too, but a program that ran the command sees death by a signal, not the
+    status the command chose. An ``exec`` of a text that runs to its end clears the mark."""
+    exec("")
+
+
 def script_status(
     prog: str,
     parse_args: Callable[[Sequence[str] | None], Any],
@@ -132,6 +143,7 @@ def script_status(
         with interrupts_kept():
             return run(args)
     except KeyboardInterrupt:
+        interrupt_handled()
         print(f"{prog}: {interrupted}", file=sys.stderr)
         return 130
     except ValueError as error:

@@ -47,7 +47,7 @@ from board_arena import (  # noqa: E402
     engines,
 )
 from board_arena.agents.solver import MAX_THREADS, Book, new_solver_table, solve  # noqa: E402
-from board_arena.commandline import OneLineParser  # noqa: E402
+from board_arena.commandline import OneLineParser, interrupt_handled  # noqa: E402
 from board_arena.engines.mancala import endgame  # noqa: E402
 from board_arena.files import write_text_whole  # noqa: E402
 
@@ -352,6 +352,7 @@ def main(argv=None) -> int:
         return 2
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        interrupt_handled()
         print(f"\n{PROG}: interrupted", file=sys.stderr)
         return 130
 

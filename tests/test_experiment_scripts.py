@@ -71,3 +71,22 @@ def test_an_interrupt_that_comes_while_c_code_calls_back_into_python_is_not_lost
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("caller", ["arena", "script_status"])
+def test_an_interrupt_that_passed_through_exec_still_ends_the_command_with_its_own_status(caller, tmp_path):
+    # CPython marks a KeyboardInterrupt that leaves code run by exec of a text (numba compiles
+    # through such code) and, when the mark is still set at exit, kills its own process with
+    # SIGINT: the status 130 the command chose was lost (a shell shows 130 either way). Only
+    # under python -m (a script's SystemExit ends the process before the mark is looked at).
+    interrupted = "exec('raise KeyboardInterrupt')"
+    program = {
+        "arena": f"import sys\nfrom board_arena.arena import cli\ncli._cmd_list = lambda args: {interrupted}\nsys.exit(cli.main())",
+        "script_status": ("import sys\nfrom board_arena.commandline import script_status\n"
+                          f"sys.exit(script_status('demo', lambda argv: None, lambda args: {interrupted}, []))"),
+    }[caller]
+    (tmp_path / "command.py").write_text(program)
+    done = subprocess.run([sys.executable, "-m", "command", "list"], capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": os.path.dirname(EXPERIMENTS)})
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip().splitlines()[-1] in ("arena list: interrupted", "demo: interrupted")

@@ -14,7 +14,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
 
-from board_arena.commandline import OneLineParser, interrupts_kept
+from board_arena.commandline import OneLineParser, interrupt_handled, interrupts_kept
 
 if TYPE_CHECKING:  # annotations only: the command imports the arena when it runs (see main)
     from board_arena.arena.tournament import Run
@@ -528,6 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        interrupt_handled()
         if command == "arena run":
             print("\narena run: interrupted; finished games are stored (run the same command to resume)", file=sys.stderr)
         else:

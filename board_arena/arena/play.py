@@ -20,6 +20,7 @@ from board_arena import agents, engines
 from board_arena.arena.clock import GameClock, TimeControl, parse_time_control
 from board_arena.arena.movelog import search_entry
 from board_arena.arena.settings import parse_game_spec, parse_param_options
+from board_arena.commandline import interrupt_handled
 from board_arena.engines.style import Style, terminal_style
 
 __all__ = ["add_play_parser", "cmd_play", "PlaySession"]
@@ -299,6 +300,7 @@ class PlaySession:
             else:
                 quitted = False
         except (EOFError, KeyboardInterrupt):
+            interrupt_handled()
             self.write("")
         finally:
             self.finish(quitted and self.lost_on_time is None)  # the record is saved whatever ended the game, once a move was made

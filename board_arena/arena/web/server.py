@@ -72,6 +72,7 @@ from board_arena.arena.web.searches import (
     outside_modules,
 )
 from board_arena.arena.web.sessions import DEFAULT_OPPONENTS, GameSession, RequestError
+from board_arena.commandline import interrupt_handled
 
 __all__ = ["GameServer", "ArenaHTTPServer", "make_server", "serve", "check_host", "json_depth_ok", "RequestError"]
 
@@ -784,6 +785,7 @@ def serve(host: str = "127.0.0.1", port: int = 0, runs_dir: str = "arena-runs", 
     try:
         server.serve_forever()
     except KeyboardInterrupt:
+        interrupt_handled()
         print("\nStopped.")
     finally:
         server.server_close()
