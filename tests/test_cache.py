@@ -712,21 +712,84 @@ def test_the_function_passes_run_once_per_module_and_leave_the_ir_numba_s_would(
     assert optimised[0] == optimised[1]
 
 
-def test_compiling_a_kernel_leaves_numba_s_error_highlighting_and_llvm_callbacks_as_they_were():
+def test_compiling_a_kernel_leaves_numba_s_error_highlighting_and_llvm_callbacks_as_they_were(monkeypatch):
     """``_lean_compilation`` makes numba's highlighted error text without colorama's stream
     wrapping and drops llvmlite's lock callbacks while kernels compile: the same text, and both
     put back afterwards, also when the compilation fails."""
     from llvmlite import binding as llvm
-    from numba.core import errors
+    from numba.core import errors, typeinfer
+    from numba.core.types import functions
 
     scheme = errors.termcolor()
+    # numba's modules hold the scheme they got at import: the one that typing errors go through.
+    assert functions._termcolor is scheme and typeinfer._termcolor is scheme
     callbacks = list(llvm.ffi.lib._lock._cblist)
     texts = [scheme.errmsg("x"), scheme.code("y"), scheme.highlight("z"), scheme.filename("f")]
+    wrappings = []
+    if hasattr(errors, "ColorShell"):  # colorama is installed: count its wrappings of the streams
+        monkeypatch.setattr(errors, "init", lambda *args, **kwargs: wrappings.append(args))
     with jit._lean_compilation():
-        lean = errors.termcolor()
+        lean = functions._termcolor
         assert [lean.errmsg("x"), lean.code("y"), lean.highlight("z"), lean.filename("f")] == texts
+        assert wrappings == []
         assert llvm.ffi.lib._lock._cblist == []
+        with jit._lean_compilation():  # a compilation inside another leaves the outer's as it was
+            pass
+        assert lean.errmsg("x") == texts[0] and wrappings == [] and llvm.ffi.lib._lock._cblist == []
     with pytest.raises(numba.core.errors.TypingError):
         jit.kernel(cache=False)(lambda x: x.nothing_of_the_kind)(3)
-    assert errors.termcolor() is scheme
+    assert errors.termcolor() is scheme and "_markup" not in vars(scheme)
     assert llvm.ffi.lib._lock._cblist == callbacks
+
+
+def test_numba_s_answers_to_typing_questions_are_remembered_and_are_numba_s_answers(monkeypatch):
+    """``_memoised_call_type``: a kernel is typed as numba types it without the memo (operators on
+    mixed int widths and floats, literals, ``bool``, an ``@overload`` that compiles a function of
+    its own), the second kernel that asks the same questions finds every answer remembered, and
+    a compilation's flags are part of each question."""
+    import numpy as np
+    from numba.core.types.functions import BaseFunction
+
+    def body(a, b, x, n):
+        total = 0
+        for i in range(n):
+            total += a[i] * 3 + (a[i] >> 1) - b[i % 2]
+            if a[i] == b[0] and bool(x) or not x > 1.5:
+                total -= int(x * 2)
+        a[0] = total & 7
+        return total + np.sum(a) + abs(-n)
+
+    def typing(kernel):
+        args = (np.arange(5, dtype=np.int8), np.ones(2, dtype=np.int64), 2.5, 4)
+        value = kernel(*args)
+        annotation = next(iter(kernel.overloads.values())).type_annotation
+        return value, {str(k): str(v) for k, v in annotation.typemap.items()}, \
+            sorted((str(k), str(v)) for k, v in annotation.calltypes.items())
+
+    class Asked(dict):
+        hits = 0
+
+        def get(self, key, default=None):
+            found = super().get(key, default)
+            Asked.hits += found is not None
+            return found
+
+    monkeypatch.setattr(jit, "_CALL_TYPES", Asked())
+    with monkeypatch.context() as plain:  # numba's typing, not remembered
+        plain.setattr(BaseFunction, "get_call_type", lambda self, *args: jit._numba_call_type(self, *args))
+        expected = typing(jit.kernel(cache=False)(body))
+    assert len(jit._CALL_TYPES) == 0
+    first = typing(jit.kernel(cache=False)(body))
+    asked, hits = len(jit._CALL_TYPES), Asked.hits
+    assert asked > 10 and hits > 0  # the loop asks some questions twice
+    second = typing(jit.kernel(cache=False)(body))
+    assert first == expected and second == expected
+    assert len(jit._CALL_TYPES) == asked and Asked.hits > hits  # nothing new asked of numba
+    assert BaseFunction.get_call_type is jit._numba_call_type  # put back after each compilation
+
+    from numba.core import compiler
+
+    flags = compiler.Flags()
+    same, other = flags.copy(), flags.copy()
+    other.error_model = "python" if flags.error_model != "python" else "numpy"
+    assert jit._flags_index(flags) == jit._flags_index(same) != jit._flags_index(other)

@@ -40,7 +40,6 @@ kernels compile in every process (after one warning) rather than ever running st
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import importlib.util
 import inspect
@@ -70,7 +69,10 @@ from numba.core.errors import NumbaNotImplementedError
 from numba.core.ir_utils import get_definition, guard, mk_unique_var
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.nrt import rtsys
+from numba.core.target_extension import get_local_target
+from numba.core.targetconfig import ConfigStack
 from numba.core.typed_passes import IRLegalization
+from numba.core.types.functions import BaseFunction
 from numba.core.typing.npydecl import parse_dtype, parse_shape
 from numba.core.untyped_passes import IRProcessing
 from numba.cpython import builtins as numba_builtins
@@ -640,6 +642,50 @@ def _call_type(argument: Any) -> Any:
     return argument
 
 
+#: numba's ``BaseFunction.get_call_type``, which :func:`_lean_compilation` wraps.
+_numba_call_type = BaseFunction.get_call_type
+#: The signatures that numba's typing found for calls of its functions (operators, builtins,
+#: ``@overload``s, intrinsics), by function, typing context, target, argument types and flags.
+_CALL_TYPES: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+#: The different values of the flags that compilations ran with (numba's ``ConfigStack`` top, a
+#: copy made when each starts), and each compilation's flags by id with the index of their
+#: values there (numba's ``Flags.__eq__`` builds the dicts of values at every comparison).
+_FLAG_VALUES: list[dict[str, Any]] = []
+_FLAGS_SEEN: dict[int, tuple[Any, int]] = {}
+
+
+def _flags_index(flags: Any) -> int:
+    seen = _FLAGS_SEEN.get(id(flags))
+    if seen is None or seen[0] is not flags:
+        values = flags.values() if flags is not None else {}
+        if values not in _FLAG_VALUES:
+            _FLAG_VALUES.append(values)
+        seen = _FLAGS_SEEN[id(flags)] = (flags, _FLAG_VALUES.index(values))
+    return seen[1]
+
+
+def _memoised_call_type(self: Any, context: Any, args: Any, kws: Any) -> Any:
+    """numba's ``get_call_type``, remembered. numba types every ``a + b``, ``x[i]`` or ``bool(y)``
+    afresh: it tries the function's templates in turn, and each that does not match formats an
+    error message (for the operators, a list of every signature they take) that nobody reads
+    when a later one matches. A kernel asks the same few hundred questions thousands of times
+    over (8,016 calls, 635 different, for Kalah and Morabaraba with their agents). The answer
+    depends on nothing else than the key: the templates are fixed for a function type (numba
+    makes a new type when more are registered), and an ``@overload`` is chosen by the same key
+    (its ``_impl_cache``, flags included). What numba stores on the way (the implementation's
+    key, for lowering) is stored again. Failures are not remembered: numba raises them anew."""
+    key = (self, context, get_local_target(context), tuple(args), tuple(kws.items()), _flags_index(ConfigStack.top_or_none()))
+    found = _CALL_TYPES.get(key)
+    if found is not None:
+        signature, implementation = found
+        self._impl_keys[signature.args] = implementation
+        return signature
+    signature = _numba_call_type(self, context, args, kws)
+    if signature is not None:
+        _CALL_TYPES[key] = (signature, self._impl_keys[signature.args])
+    return signature
+
+
 @contextlib.contextmanager
 def _lean_compilation() -> Iterator[None]:
     """While kernels compile (under numba's compiler lock), two costs of numba's that change
@@ -652,21 +698,29 @@ def _lean_compilation() -> Iterator[None]:
       text (the same escape codes) is made here by concatenation;
     * llvmlite calls numba back around every call into LLVM (some 170,000), so that numba can
       time them in each compilation's metadata (``timers["llvm_lock"]``, left at 0 here)."""
-    scheme = errors.termcolor()
-    colorama_style = getattr(errors, "Style", None)
-    if colorama_style is not None and type(scheme) is getattr(errors, "HighlightColorScheme", None):
+    # numba's modules keep the scheme they got at import (``_termcolor = termcolor()``): its
+    # method is replaced on that one instance, for the time being, not the module's global.
+    scheme: Any = errors.termcolor()
+    colorama_style: Any = getattr(errors, "Style", None)
+    highlighted = colorama_style is not None and type(scheme) is getattr(errors, "HighlightColorScheme", None)
+    highlighted = highlighted and "_markup" not in vars(scheme)  # else done already: a compilation inside one
+    if highlighted:
         bright, reset = colorama_style.BRIGHT, colorama_style.RESET_ALL
-        plain: Any = copy.copy(scheme)
-        plain._markup = lambda msg, color=None, style=bright: (color or "") + (style or "") + msg + reset
-        setattr(errors, "_termcolor_inst", plain)
+        scheme._markup = lambda msg, color=None, style=bright: (color or "") + (style or "") + msg + reset
     lock = getattr(llvm.ffi.lib, "_lock", None)
     callbacks = getattr(lock, "_cblist", None)
     if isinstance(callbacks, list):
         setattr(lock, "_cblist", [])
+    memoised = BaseFunction.get_call_type is _numba_call_type  # else done already: a compilation inside one
+    if memoised:
+        setattr(BaseFunction, "get_call_type", _memoised_call_type)
     try:
         yield
     finally:
-        setattr(errors, "_termcolor_inst", scheme)
+        if memoised:
+            setattr(BaseFunction, "get_call_type", _numba_call_type)
+        if highlighted:
+            del scheme._markup
         if isinstance(callbacks, list):
             setattr(lock, "_cblist", callbacks)
 
