@@ -793,3 +793,42 @@ def test_numba_s_answers_to_typing_questions_are_remembered_and_are_numba_s_answ
     same, other = flags.copy(), flags.copy()
     other.error_model = "python" if flags.error_model != "python" else "numpy"
     assert jit._flags_index(flags) == jit._flags_index(same) != jit._flags_index(other)
+
+
+def test_the_variables_of_ir_nodes_and_the_abi_sizes_found_while_kernels_compile_are_numba_s(monkeypatch):
+    """``_listed_vars`` and ``_memoised_abi_sizeof`` (numba's, while kernels compile): the same
+    variables in the same order for every statement of the alpha-beta and Morabaraba kernels,
+    the same sizes, each size asked of llvmlite once; numba's own methods put back afterwards."""
+    from llvmlite import ir
+    from numba import types
+    from numba.core import compiler
+    from numba.core import ir as numba_ir
+    from numba.core.base import BaseContext
+    from numba.core.registry import cpu_target
+
+    statements = []
+    for module in (alphabeta, morabaraba_kernels):
+        for kernel in vars(module).values():
+            if isinstance(kernel, jit._KernelDispatcher):
+                statements += [s for block in compiler.run_frontend(kernel.py_func).blocks.values() for s in block.body]
+    assert len(statements) > 1000
+    expected = [statement.list_vars() for statement in statements]
+    with jit._lean_compilation():
+        assert numba_ir.Inst._rec_list_vars is jit._listed_vars
+        assert [statement.list_vars() for statement in statements] == expected
+    assert numba_ir.Inst._rec_list_vars is not jit._listed_vars and BaseContext.get_abi_sizeof is jit._numba_abi_sizeof
+
+    context = cpu_target.target_context
+    llvm_types = [context.get_value_type(t) for t in (types.int8, types.float64, types.Array(types.int64, 2, "C"),
+                                                       types.UniTuple(types.int16, 3))]
+    llvm_types.append(ir.global_context.get_identified_type(f"board_arena_test_{os.getpid()}"))
+    llvm_types[-1].set_body(ir.IntType(8), ir.IntType(64))
+    sizes = [context.get_abi_sizeof(t) for t in llvm_types]
+    assert sizes[:2] == [1, 8] and sizes[-1] == 16
+    llvmlite_size, asked = ir.Type.get_abi_size, []
+    monkeypatch.setattr(ir.Type, "get_abi_size", lambda self, *args: asked.append(str(self)) or llvmlite_size(self, *args))
+    monkeypatch.setattr(jit, "_ABI_SIZES", {})
+    with jit._lean_compilation():
+        assert BaseContext.get_abi_sizeof is jit._memoised_abi_sizeof
+        assert [context.get_abi_sizeof(t) for t in llvm_types * 2] == sizes * 2
+    assert len(asked) == len(llvm_types) + 1  # once each, and the named struct (its text is its name) twice

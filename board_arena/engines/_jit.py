@@ -49,6 +49,7 @@ import re
 import sys
 import sysconfig
 import time
+import types as python_types
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -61,6 +62,7 @@ from numba import types
 from numba.core import caching, cgutils, codegen, compiler, config, errors, sigutils
 from numba.core import dispatcher as numba_dispatcher
 from numba.core import ir as numba_ir
+from numba.core.base import BaseContext
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.compiler_machinery import AnalysisPass, FunctionPass, register_pass
 from numba.core.cpu import CPUContext
@@ -686,18 +688,86 @@ def _memoised_call_type(self: Any, context: Any, args: Any, kws: Any) -> Any:
     return signature
 
 
+#: The ABI sizes of LLVM types, by target data and the type's text.
+_ABI_SIZES: dict[tuple[Any, str], int] = {}
+
+
+def _memoised_abi_sizeof(self: Any, ty: Any) -> int:
+    """numba's ``get_abi_sizeof``, remembered: llvmlite answers it by printing a module that holds
+    a variable of the type and parsing it back into LLVM (0.3 ms), and numba's lowering asks it
+    for every variable it allocates (over a thousand times for Kalah and Morabaraba with their
+    agents, for a few dozen types). A named struct is sized afresh: its text is its name."""
+    if isinstance(ty, ir.IdentifiedStructType):
+        return _numba_abi_sizeof(self, ty)
+    key = (self.target_data, str(ty))
+    size = _ABI_SIZES.get(key)
+    if size is None:
+        size = _ABI_SIZES[key] = _numba_abi_sizeof(self, ty)
+    return size
+
+
+#: What cannot hold an IR variable, among the values of an IR node's attributes.
+_IR_LEAVES = frozenset({str, int, float, bool, type(None), numba_ir.Loc, python_types.BuiltinFunctionType, python_types.FunctionType})
+
+
+def _listed_vars(self: Any, value: Any) -> list[Any]:
+    """numba's ``Inst._rec_list_vars`` (the variables an IR node uses, in order), without its
+    recursive call and list for every attribute of every node: numba's analyses ask for them
+    again and again (1.5 million calls for Kalah and Morabaraba with their agents)."""
+    found: list[Any] = []
+    _collect_vars(value, found)
+    return found
+
+
+def _collect_vars(value: Any, found: list[Any]) -> None:
+    kind = type(value)
+    if kind is numba_ir.Var:
+        found.append(value)
+    elif kind in _IR_LEAVES:
+        return
+    elif kind is dict:
+        for item in value.values():
+            _collect_vars(item, found)
+    elif kind is list or kind is tuple:
+        for item in value:
+            _collect_vars(item, found)
+    elif isinstance(value, numba_ir.Var):  # numba's own order of tests, for any other kind
+        found.append(value)
+    elif isinstance(value, numba_ir.Inst):
+        found.extend(value.list_vars())
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _collect_vars(item, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect_vars(item, found)
+
+
+_numba_abi_sizeof = BaseContext.get_abi_sizeof
+#: numba's methods that :func:`_lean_compilation` replaces while kernels compile: (class, name,
+#: numba's, the replacement). The results are numba's.
+_LEAN_METHODS = (
+    (BaseFunction, "get_call_type", _numba_call_type, _memoised_call_type),
+    (BaseContext, "get_abi_sizeof", _numba_abi_sizeof, _memoised_abi_sizeof),
+    (numba_ir.Inst, "_rec_list_vars", numba_ir.Inst._rec_list_vars, _listed_vars),
+)
+
+
 @contextlib.contextmanager
 def _lean_compilation() -> Iterator[None]:
-    """While kernels compile (under numba's compiler lock), two costs of numba's that change
-    nothing in the result are left out (a few tenths of a second of CPU over every game and
-    agent):
+    """While kernels compile (under numba's compiler lock), costs of numba's that change nothing
+    in the result are left out (some 5 s of CPU over every game and agent):
 
+    * numba's answers to typing questions, to ABI sizes and to the variables of IR nodes are
+      remembered or found faster (:data:`_LEAN_METHODS`);
     * numba types a call by trying many templates, and a failed try builds an error message
       highlighted through colorama, which re-initialises and tears down colorama's wrapping of
       the standard streams for every piece of highlighted text (some 40,000 times). The same
       text (the same escape codes) is made here by concatenation;
     * llvmlite calls numba back around every call into LLVM (some 170,000), so that numba can
-      time them in each compilation's metadata (``timers["llvm_lock"]``, left at 0 here)."""
+      time them in each compilation's metadata (``timers["llvm_lock"]``, left at 0 here).
+
+    All is put back afterwards, also after a failed compilation."""
     # numba's modules keep the scheme they got at import (``_termcolor = termcolor()``): its
     # method is replaced on that one instance, for the time being, not the module's global.
     scheme: Any = errors.termcolor()
@@ -711,14 +781,15 @@ def _lean_compilation() -> Iterator[None]:
     callbacks = getattr(lock, "_cblist", None)
     if isinstance(callbacks, list):
         setattr(lock, "_cblist", [])
-    memoised = BaseFunction.get_call_type is _numba_call_type  # else done already: a compilation inside one
-    if memoised:
-        setattr(BaseFunction, "get_call_type", _memoised_call_type)
+    # Each only where numba's is in place (else done already: a compilation inside another).
+    replaced = [method for method in _LEAN_METHODS if vars(method[0]).get(method[1]) is method[2]]
+    for owner, name, _, lean in replaced:
+        setattr(owner, name, lean)
     try:
         yield
     finally:
-        if memoised:
-            setattr(BaseFunction, "get_call_type", _numba_call_type)
+        for owner, name, numba_s, _ in replaced:
+            setattr(owner, name, numba_s)
         if highlighted:
             del scheme._markup
         if isinstance(callbacks, list):
