@@ -721,25 +721,27 @@ def _listed_vars(self: Any, value: Any) -> list[Any]:
 
 def _collect_vars(value: Any, found: list[Any]) -> None:
     kind = type(value)
-    if kind is numba_ir.Var:
-        found.append(value)
-    elif kind in _IR_LEAVES:
-        return
-    elif kind is dict:
-        for item in value.values():
-            _collect_vars(item, found)
+    if kind is dict:
+        items = value.values()
     elif kind is list or kind is tuple:
-        for item in value:
-            _collect_vars(item, found)
+        items = value
     elif isinstance(value, numba_ir.Var):  # numba's own order of tests, for any other kind
         found.append(value)
+        return
     elif isinstance(value, numba_ir.Inst):
         found.extend(value.list_vars())
+        return
     elif isinstance(value, (list, tuple)):
-        for item in value:
-            _collect_vars(item, found)
+        items = value
     elif isinstance(value, dict):
-        for item in value.values():
+        items = value.values()
+    else:
+        return
+    for item in items:  # the variables and leaves among them without a call each
+        kind = type(item)
+        if kind is numba_ir.Var:
+            found.append(item)
+        elif kind not in _IR_LEAVES:
             _collect_vars(item, found)
 
 
