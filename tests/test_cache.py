@@ -774,6 +774,7 @@ def test_numba_s_answers_to_typing_questions_are_remembered_and_are_numba_s_answ
             Asked.hits += found is not None
             return found
 
+    assert [method[1] for method in jit._LEAN_METHODS] == ["get_call_type", "get_abi_sizeof", "_rec_list_vars"]
     monkeypatch.setattr(jit, "_CALL_TYPES", Asked())
     with monkeypatch.context() as plain:  # numba's typing, not remembered
         plain.setattr(BaseFunction, "get_call_type", lambda self, *args: jit._numba_call_type(self, *args))

@@ -746,12 +746,25 @@ def _collect_vars(value: Any, found: list[Any]) -> None:
 
 
 _numba_abi_sizeof = BaseContext.get_abi_sizeof
+
+
+def _takes(function: Any, parameters: list[str]) -> bool:
+    try:
+        return list(inspect.signature(function).parameters) == parameters
+    except (TypeError, ValueError):
+        return False
+
+
 #: numba's methods that :func:`_lean_compilation` replaces while kernels compile: (class, name,
-#: numba's, the replacement). The results are numba's.
-_LEAN_METHODS = (
-    (BaseFunction, "get_call_type", _numba_call_type, _memoised_call_type),
-    (BaseContext, "get_abi_sizeof", _numba_abi_sizeof, _memoised_abi_sizeof),
-    (numba_ir.Inst, "_rec_list_vars", numba_ir.Inst._rec_list_vars, _listed_vars),
+#: numba's, the replacement), each where this numba's takes the parameters it is written for
+#: (``tests/test_cache.py`` checks that all are there on the numba that CI installs).
+_LEAN_METHODS = tuple(
+    method for method, parameters in (
+        ((BaseFunction, "get_call_type", _numba_call_type, _memoised_call_type), ["self", "context", "args", "kws"]),
+        ((BaseContext, "get_abi_sizeof", _numba_abi_sizeof, _memoised_abi_sizeof), ["self", "ty"]),
+        ((numba_ir.Inst, "_rec_list_vars", numba_ir.Inst._rec_list_vars, _listed_vars), ["self", "val"]),
+    )
+    if _takes(method[2], parameters)
 )
 
 
