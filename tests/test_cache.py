@@ -573,9 +573,148 @@ def test_only_kernels_that_ask_for_it_are_forced_inline_whoever_compiles_them_fi
     assert compiled_hot.fndesc.inline
 
 
-def test_a_kernel_inline_option_other_than_always_is_refused():
-    with pytest.raises(ValueError, match="inline='never'; allowed: 'always'"):
-        jit.kernel(inline="never")(lambda x: x)
+def test_a_never_inline_kernel_is_linked_into_its_callers_after_their_optimisation(monkeypatch):
+    """The optimiser never works through a kernel declared ``inline="never"`` again: neither in
+    its caller's optimisation nor in its caller's caller's; both run it from their final modules."""
+    import numpy as np
+
+    optimised: dict[str, set[str]] = {}  # each library's definitions when it is optimised
+    numba_s = jit._KernelLibrary._optimize_final_module
+
+    def recorded(library):
+        optimised[library.name] = {f.name for f in library._final_module.functions if not f.is_declaration}
+        numba_s(library)
+
+    monkeypatch.setattr(jit._KernelLibrary, "_optimize_final_module", recorded)
+
+    @jit.kernel(inline="never", cache=False)
+    def weighed(a, i):
+        total = 0.0
+        for k in range(a.size):
+            total += a[k] * (k + i)
+        return total
+
+    @jit.kernel(cache=False)
+    def middle(a, i):
+        return weighed(a, i) + 1.0
+
+    @jit.kernel(cache=False)
+    def top(a):
+        return middle(a, 2) * middle(a, 3)
+
+    a = np.arange(5.0)
+    assert top(a) == 3111.0
+    (late,) = weighed.overloads.values()
+    name = late.fndesc.mangled_name
+    assert late.library._linked_late and name in optimised[late.library.name]
+    for kernel in (middle, top):
+        (caller,) = kernel.overloads.values()
+        assert name not in optimised[caller.library.name]  # only declared where it is optimised
+        assert caller.library._late_libraries == (late.library,)  # top's through middle's
+        assert caller.library._for_callers.get_function(name).is_declaration  # what its callers link
+        assert not caller.library._final_module.get_function(name).is_declaration  # what runs
+    assert weighed(a, 1) == 40.0  # Python's call makes it runnable
+
+
+def test_a_forced_inline_kernel_s_own_library_gets_only_the_cheap_pass_and_its_callers_the_whole_pipeline(monkeypatch):
+    """A link-only kernel declared ``inline="always"`` is optimised where it is inlined: its own
+    library gets numba's cheap module pass alone (the forced-inline callees inlined, the
+    reference counts pruned); its caller's, the cheap pass and then the whole pipeline."""
+    import numpy as np
+    from numba.core import codegen
+
+    finalizing, passes = [], {}  # the libraries being finalised; each one's module passes
+    numba_finalize, numba_manager = jit._KernelLibrary.finalize, codegen.CPUCodegen._module_pass_manager
+
+    def finalize(library):
+        finalizing.append(library.name)
+        try:
+            numba_finalize(library)
+        finally:
+            finalizing.pop()
+
+    def manager(codegen_, **options):  # "cheap", or None for the whole pipeline
+        passes.setdefault(finalizing[-1] if finalizing else None, []).append(options.get("cost"))
+        return numba_manager(codegen_, **options)
+
+    monkeypatch.setattr(jit._KernelLibrary, "finalize", finalize)
+    monkeypatch.setattr(codegen.CPUCodegen, "_module_pass_manager", manager)
+
+    @jit.kernel(inline="always", cache=False)
+    def hot(a, i):
+        return a[i] * 2 + 1
+
+    @jit.kernel(cache=False)
+    def loop(a):
+        total = 0
+        for i in range(a.size):
+            total += hot(a, i)
+        return total
+
+    assert loop(np.arange(4)) == 16
+    (inlined,) = hot.overloads.values()
+    (caller,) = loop.overloads.values()
+    assert type(inlined.library) is jit._LinkOnlyLibrary and inlined.library._forced_inline
+    assert passes[inlined.library.name] == ["cheap"]
+    assert passes[caller.library.name] == ["cheap", None]
+
+
+# A kernel declared never inline, between a caller in a script and Python.
+LATE = """
+from board_arena.engines._jit import kernel
+
+
+@kernel(inline="never")
+def weighed(a, i):
+    total = 0.0
+    for k in range(a.size):
+        total += a[k] * (k + i)
+    return total
+
+
+@kernel
+def middle(a, i):
+    return weighed(a, i) + 1.0
+"""
+
+LATE_CALLERS = """
+import sys
+
+import numpy as np
+
+from board_arena.engines import probe_late
+from board_arena.engines._jit import kernel
+
+
+@kernel
+def top(a):
+    return probe_late.middle(a, 2) * probe_late.middle(a, 3)
+
+
+@kernel
+def other(a):
+    return probe_late.middle(a, 4) + probe_late.weighed(a, 5)
+
+
+a = np.arange(5.0)
+print(top(a), *([other(a), probe_late.weighed(a, 1)] if sys.argv[1:] else []))
+print(*[f"{type(r.library).__name__}:{r.library._linked_late}" for r in probe_late.weighed.overloads.values()] or ["none"])
+"""
+
+
+def test_a_never_inline_kernel_s_cached_code_is_linked_late_and_runs_in_kernels_compiled_later(tree):
+    write(tree / "board_arena" / "engines" / "probe_late.py", LATE)
+    write(tree / "late.py", LATE_CALLERS)
+    assert run(tree, "late.py") == ["3111.0", "_LinkOnlyLibrary:True"]  # compiled
+    assert run(tree, "late.py") == ["3111.0", "none"]  # top loaded: it holds its own copy
+    # A kernel compiled in a later process links the cached late kernel late; Python calls it.
+    assert run(tree, "late.py", args=["more"]) == ["3111.0", "151.0", "40.0", "_KernelLibrary:True"]
+    assert run(tree, "late.py", args=["more"]) == ["3111.0", "151.0", "40.0", "_CachedLibrary:True"]
+
+
+def test_a_kernel_inline_option_other_than_always_or_never_is_refused():
+    with pytest.raises(ValueError, match="inline='sometimes'; allowed: 'always', 'never'"):
+        jit.kernel(inline="sometimes")(lambda x: x)
 
 
 def test_a_kernel_s_np_empty_and_np_zeros_make_numpy_s_arrays_without_compiling_numba_s_overloads():
@@ -774,7 +913,7 @@ def test_numba_s_answers_to_typing_questions_are_remembered_and_are_numba_s_answ
             Asked.hits += found is not None
             return found
 
-    assert [method[1] for method in jit._LEAN_METHODS] == ["get_call_type", "get_abi_sizeof", "_rec_list_vars"]
+    assert [method[1] for method in jit._LEAN_METHODS] == ["get_call_type", "get_abi_sizeof", "_rec_list_vars", "run"]
     monkeypatch.setattr(jit, "_CALL_TYPES", Asked())
     with monkeypatch.context() as plain:  # numba's typing, not remembered
         plain.setattr(BaseFunction, "get_call_type", lambda self, *args: jit._numba_call_type(self, *args))
@@ -833,3 +972,49 @@ def test_the_variables_of_ir_nodes_and_the_abi_sizes_found_while_kernels_compile
         assert BaseContext.get_abi_sizeof is jit._memoised_abi_sizeof
         assert [context.get_abi_sizeof(t) for t in llvm_types * 2] == sizes * 2
     assert len(asked) == len(llvm_types) + 1  # once each, and the named struct (its text is its name) twice
+
+
+
+def test_the_post_processing_skipped_while_kernels_compile_changes_nothing_in_their_code(monkeypatch):
+    """``_postprocessed`` (numba's ``PostProcessor.run`` while kernels compile) leaves out the
+    liveness that no one reads: Morabaraba's kernels compiled afresh with it and with numba's
+    give the same LLVM IR, numba's post-processing done only where variable deletions are
+    placed; a kernel with ``literal_unroll`` (whose pass reads the liveness) gets numba's."""
+    import re
+
+    import numpy as np
+    from numba import literal_unroll
+    from numba.core import postproc
+
+    numba_s, by_numba = jit._numba_postprocess, []  # emit_dels of each post-processing numba did
+    monkeypatch.setattr(jit, "_numba_postprocess", lambda self, emit_dels=False, *rest: by_numba.append(emit_dels) or numba_s(self, emit_dels, *rest))
+    without = tuple(method for method in jit._LEAN_METHODS if method[3] is not jit._postprocessed)
+    assert len(without) == len(jit._LEAN_METHODS) - 1  # there, on this numba
+
+    def compiled(function, args, methods):
+        """``function`` compiled afresh for ``args`` with ``methods``: its LLVM IR, less numba's unique ids."""
+        monkeypatch.setattr(jit, "_LEAN_METHODS", methods)
+        fresh = jit.kernel(cache=False)(function.py_func)
+        fresh.compile(tuple(fresh.typeof_pyval(a) for a in args))
+        (result,) = fresh.overloads.values()
+        return re.sub(r"B\d+v\d+", "", result.library.get_llvm_str())
+
+    state = engines.make("morabaraba").new_initial_state(seed=0)
+    with_lean = jit._LEAN_METHODS
+    for function, args in ((morabaraba_kernels.legal_moves, (state.data, np.empty(64, np.int64))),
+                           (morabaraba_kernels.apply_move, (state.data, 0))):
+        by_numba.clear()
+        assert compiled(function, args, without) == compiled(function, args, with_lean)
+        assert by_numba and all(by_numba)  # numba's own only where it placed deletions
+    assert postproc.PostProcessor.run is numba_s
+
+    @jit.kernel(cache=False)
+    def unrolled(a):
+        total = 0.0
+        for x in literal_unroll((1, 2.5, a[0])):
+            total += x
+        return total
+
+    by_numba.clear()
+    assert unrolled(np.array([4.0])) == 7.5
+    assert False in by_numba  # numba's whole post-processing before the loop was unrolled

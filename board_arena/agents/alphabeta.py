@@ -398,7 +398,7 @@ def _leaf_score(s, player, stats, db, db_k):
     return value if contract.current_player(s) == player else -value
 
 
-@kernel
+@kernel(inline="never")
 def _root_child(stack, moves, keys, frames, table, age, killers, history, stats, depth, alpha, beta, mover, db, db_k):
     """The score of the root's child ``stack[1]`` for the root's player, searched with the window
     (alpha, beta) of the root's side; ``mover``: the root's player moves again there.
@@ -466,7 +466,7 @@ def _endgame_score(s, db, db_k):
     return 0.0
 
 
-@kernel
+@kernel(inline="never")
 def alphabeta_search_endgame(
     root: np.void, max_depth: int, node_limit: int, deadline_ns: int, table: np.ndarray, history: np.ndarray,
     rng: np.ndarray, result: np.ndarray, db: np.ndarray, db_k: int,

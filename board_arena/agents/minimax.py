@@ -18,7 +18,7 @@ from board_arena.engines import contract
 from board_arena.engines._jit import kernel, rng_below
 
 
-@kernel
+@kernel(inline="never")
 def _minimax(stack, moves, count, following, best, top, depth, me, nodes):
     """Minimax score of ``stack[top]`` for player ``me``, ``depth`` plies deep, by an explicit
     depth-first walk (numba cannot cache recursive kernels that other kernels call).

@@ -62,8 +62,10 @@ from numba import types
 from numba.core import caching, cgutils, codegen, compiler, config, errors, sigutils
 from numba.core import dispatcher as numba_dispatcher
 from numba.core import ir as numba_ir
+from numba.core import postproc as numba_postproc
+from numba.core import transforms as numba_transforms
 from numba.core.base import BaseContext
-from numba.core.compiler_lock import global_compiler_lock
+from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
 from numba.core.compiler_machinery import AnalysisPass, FunctionPass, register_pass
 from numba.core.cpu import CPUContext
 from numba.core.environment import lookup_environment
@@ -371,10 +373,60 @@ _LINK_ONLY = "link-only"
 
 
 class _KernelLibrary(codegen.JITCodeLibrary):
-    """The library of every kernel compiled here: numba's, with the same function passes run
-    once per module on its definitions. numba builds a new pass manager for every function of
-    a module, declarations included (about eight in nine of them, on which the passes do
-    nothing): 0.4 s of CPU over every game and agent, for the same IR."""
+    """The library of every kernel compiled here: numba's, with two changes.
+
+    * The same function passes run once per module on its definitions. numba builds a new pass
+      manager for every function of a module, declarations included (about eight in nine of
+      them, on which the passes do nothing): 0.4 s of CPU over every game and agent, for the
+      same IR.
+    * The library of a kernel declared ``inline="never"`` (``_linked_late``) is linked into its
+      callers after their optimisation (:meth:`finalize`). numba links every callee's optimised
+      module into its caller's before optimising the caller, so LLVM's optimiser works through
+      a callee's code once more at every level of the call chain above it, though a callee it
+      will not inline comes out as it went in. A caller's own optimised module, without the
+      late callees' code, is what its own callers link before their optimisation
+      (``_for_callers``); its final module, with that code, is what runs.
+    """
+
+    #: Whether this is the library of a kernel declared ``inline="never"``.
+    _linked_late = False
+    #: Whether this is the library of a kernel declared ``inline="always"``.
+    _forced_inline = False
+    #: The libraries linked into this one after its optimisation, its own late callees and
+    #: those of the callees linked before (their code is in the final module, not in
+    #: ``_for_callers``).
+    _late_libraries: tuple[Any, ...] = ()
+    #: This library's optimised module before the late libraries were linked, its functions
+    #: ``linkonce_odr`` as in numba's module for linking; None where no library was late.
+    _for_callers: Any = None
+
+    def finalize(self) -> None:
+        # numba's ``CPUCodeLibrary.finalize``, with the late libraries linked after the optimisation.
+        if not all(hasattr(self, name) for name in ("_linking_libraries", "_reload_init", "_optimize_final_module", "_finalize_final_module")):
+            return super().finalize()  # another numba: its own way
+        require_global_compiler_lock()
+        self._codegen._check_llvm_bugs()
+        self._raise_if_finalized()
+        late: dict[Any, None] = {}  # an ordered set
+        for library in dict.fromkeys(self._linking_libraries):
+            self._reload_init.update(library._reload_init)
+            if getattr(library, "_linked_late", False):
+                late[library] = None
+                continue
+            self._final_module.link_in(_module_for_callers(library), preserve=True)
+            late.update(dict.fromkeys(getattr(library, "_late_libraries", ())))
+        self._optimize_final_module()
+        if late:
+            module = self._final_module.clone()
+            for function in module.functions:
+                if not function.is_declaration and function.linkage == llvm.Linkage.external:
+                    function.linkage = llvm.Linkage.linkonce_odr
+            self._for_callers = module
+            self._late_libraries = tuple(late)
+            for library in late:
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._final_module.verify()
+        self._finalize_final_module()
 
     def _optimize_functions(self, ll_module: Any) -> None:
         if not hasattr(self._codegen, "_function_pass_manager"):  # another numba: its own way
@@ -387,6 +439,15 @@ class _KernelLibrary(codegen.JITCodeLibrary):
             if manager is None:
                 manager, builder = self._codegen._function_pass_manager()
             manager.run(function, builder)
+
+
+def _module_for_callers(library: Any) -> Any:
+    """The module that ``library``'s callers link before their optimisation (see
+    :class:`_KernelLibrary`): numba's module for linking, less the code of the libraries linked
+    late into it."""
+    library._ensure_finalized()
+    module = getattr(library, "_for_callers", None)
+    return library._get_module_for_linking() if module is None else module
 
 
 class _LinkOnlyLibrary(_KernelLibrary):
@@ -413,6 +474,20 @@ class _LinkOnlyLibrary(_KernelLibrary):
     def serialize_using_object_code(self) -> tuple[str, str, tuple[bytes, bytes]]:
         return (self.name, _LINK_ONLY, (b"", self._get_module_for_linking().as_bitcode()))
 
+    def _optimize_final_module(self) -> None:
+        # A kernel forced inline is inlined into each caller, whose own optimisation works through
+        # its code: its library gets numba's cheap pass alone (the forced-inline callees inlined,
+        # the reference counts pruned), not the whole-module pipeline before that. Its functions
+        # were simplified one by one before linking (numba's function passes), and one the
+        # callers cannot inline (a recursion) is optimised whole in each caller's module.
+        codegen_ = self._codegen
+        if not (self._forced_inline and all(hasattr(codegen_, name) for name in ("_module_pass_manager", "_loopvect", "_opt_level"))):
+            return super()._optimize_final_module()  # or another numba: its own way
+        manager, builder = codegen_._module_pass_manager(loop_vectorize=codegen_._loopvect, slp_vectorize=False, opt=codegen_._opt_level, cost="cheap")
+        manager.run(self._final_module, builder)
+        if not getattr(config, "LLVM_REFPRUNE_PASS"):  # numba's fallback where LLVM cannot prune them
+            self._final_module = codegen.remove_redundant_nrt_refct(self._final_module)
+
 
 class _CachedLibrary(codegen.JITCodeLibrary):
     """A library loaded from the cache whose bitcode is parsed only when a kernel compiled later
@@ -427,6 +502,8 @@ class _CachedLibrary(codegen.JITCodeLibrary):
     """
 
     _bitcode: bytes | None = None
+    #: Whether this is the library of a kernel declared ``inline="never"`` (see :class:`_KernelLibrary`).
+    _linked_late = False
 
     @property
     def _shared_module(self) -> Any:
@@ -483,12 +560,17 @@ class _CachedResults(caching.CompileResultCacheImpl):
             )
         return ((name, _ENTRY_FORM, (object_code, bitcode, symbols)), *rest)
 
+    def __init__(self, py_func: Callable) -> None:
+        super().__init__(py_func)
+        self._linked_late = py_func in _LINKED_LATE
+
     def rebuild(self, target_context, payload):
         # The steps of numba's ``CompileResult._rebuild``, with the library loaded lazily.
         (name, kind, (object_code, bitcode, symbols)), fndesc, env, signature, objectmode, lifted, typeann, reload_init, referenced_envs = payload
         for function in reload_init or ():
             function()
         library = _CachedLibrary.load(target_context.codegen(), name, object_code, bitcode, symbols)
+        library._linked_late = self._linked_late
         if fndesc.llvm_cpython_wrapper_name in symbols:
             entry_point = target_context.get_executable(library, fndesc, env)
         else:
@@ -748,6 +830,40 @@ def _collect_vars(value: Any, found: list[Any]) -> None:
 _numba_abi_sizeof = BaseContext.get_abi_sizeof
 
 
+def _postprocessed(self: Any, emit_dels: bool = False, extend_lifetimes: bool = False) -> None:
+    """numba's ``PostProcessor.run`` (which its passes call after they change a function's IR,
+    some nine times per compilation), without the variables live at each block's entry when no
+    one will read them. numba computes them, with the uses, definitions and liveness they rest
+    on, at every call; they are read only where the IR is lowered in object mode (never for a
+    kernel) or is a generator's, and the analyses they rest on only where the next variable
+    deletions are placed (``emit_dels``, done as numba does) or where a ``with`` block is lifted
+    or ``literal_unroll`` unrolled (also done as numba does, the IR checked for both): a third
+    of the post-processing time over every game and agent (0.9 s of CPU). The analyses stay
+    available, computed when first read, as numba's ``VariableLifetime`` does."""
+    func_ir = self.func_ir
+    if emit_dels or func_ir.is_generator or _lifted_or_unrolled(func_ir):
+        return _numba_postprocess(self, emit_dels, extend_lifetimes)
+    func_ir.blocks = numba_transforms.canonicalize_cfg(func_ir.blocks)
+    func_ir.variable_lifetime = numba_postproc.VariableLifetime(func_ir.blocks)
+    func_ir.generator_info = None
+
+
+def _lifted_or_unrolled(func_ir: Any) -> bool:
+    """Whether ``func_ir`` has a ``with`` block or a ``literal_unroll``, whose passes read the
+    liveness of the last post-processing."""
+    for block in func_ir.blocks.values():
+        for statement in block.body:
+            if type(statement) is numba_ir.EnterWith:
+                return True
+            value: Any = getattr(statement, "value", None)
+            if type(value) in (numba_ir.Global, numba_ir.FreeVar) and value.value is numba.literal_unroll:
+                return True
+    return False
+
+
+_numba_postprocess = numba_postproc.PostProcessor.run
+
+
 def _takes(function: Any, parameters: list[str]) -> bool:
     try:
         return list(inspect.signature(function).parameters) == parameters
@@ -763,6 +879,7 @@ _LEAN_METHODS = tuple(
         ((BaseFunction, "get_call_type", _numba_call_type, _memoised_call_type), ["self", "context", "args", "kws"]),
         ((BaseContext, "get_abi_sizeof", _numba_abi_sizeof, _memoised_abi_sizeof), ["self", "ty"]),
         ((numba_ir.Inst, "_rec_list_vars", numba_ir.Inst._rec_list_vars, _listed_vars), ["self", "val"]),
+        ((numba_postproc.PostProcessor, "run", _numba_postprocess, _postprocessed), ["self", "emit_dels", "extend_lifetimes"]),
     )
     if _takes(method[2], parameters)
 )
@@ -774,7 +891,8 @@ def _lean_compilation() -> Iterator[None]:
     in the result are left out (some 5 s of CPU over every game and agent):
 
     * numba's answers to typing questions, to ABI sizes and to the variables of IR nodes are
-      remembered or found faster (:data:`_LEAN_METHODS`);
+      remembered or found faster, and its post-processing of the IR skips what no one reads
+      (:data:`_LEAN_METHODS`);
     * numba types a call by trying many templates, and a failed try builds an error message
       highlighted through colorama, which re-initialises and tears down colorama's wrapping of
       the standard streams for every piece of highlighted text (some 40,000 times). The same
@@ -903,6 +1021,8 @@ class _KernelDispatcher(CPUDispatcher):
 
 #: (function, argument types) of each compilation under way for kernels only (link-only).
 _LINK_ONLY_COMPILES: set[tuple[Any, tuple[Any, ...]]] = set()
+#: The Python functions of the kernels declared ``inline="never"`` (see :class:`_KernelLibrary`).
+_LINKED_LATE: set[Callable[..., Any]] = set()
 
 
 @register_pass(mutates_CFG=False, analysis_only=True)
@@ -923,8 +1043,11 @@ class _LinkOnlyLowering(AnalysisPass):
         if state.library is None:  # as numba's lowering makes it, of this project's class
             state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
             state.library.enable_object_caching()
-        if type(state.library) is codegen.JITCodeLibrary:
-            state.library.__class__ = _KernelLibrary
+        library: Any = state.library
+        if type(library) is codegen.JITCodeLibrary:
+            library.__class__ = _KernelLibrary
+        library._linked_late = state.func_id.func in _LINKED_LATE
+        library._forced_inline = bool(state.flags.forceinline)
         if (state.func_id.func, tuple(state.args)) in _LINK_ONLY_COMPILES:
             state.flags.no_cpython_wrapper = True
             state.flags.no_compile = True
@@ -1152,18 +1275,27 @@ def kernel(func: Callable[..., Any] | None = None, **options: Any) -> Any:
     LLVM's size heuristics say so: numba would give it the ``forceinline`` of the kernel whose
     typing first compiled it, so that which kernels were forced inline depended on the order of
     compilation (alpha-beta's inner loop, forced into its root's helper, was copied four times
-    into every search; compiling every game and agent took 8 s of CPU more)."""
+    into every search; compiling every game and agent took 8 s of CPU more).
+
+    ``inline="never"`` (a search's root, a world sampler: large kernels called once per search
+    or per world, which LLVM would not inline anyway) links the kernel's optimised code into
+    its callers after their optimisation, where numba links it before: the optimiser never
+    works through it again, at each caller and each caller's caller (:class:`_KernelLibrary`).
+    The callers call it as an external function, of which LLVM knows nothing (not even which
+    memory it writes). Over every game and agent, the optimiser's input is 30% smaller."""
     options.setdefault("error_model", "numpy")
     options.setdefault("no_cfunc_wrapper", True)
     if func is None:
         return lambda f: kernel(f, **options)
     cache = options.pop("cache", True)
     inline = options.pop("inline", None)
-    if inline not in (None, "always"):
-        raise ValueError(f"kernel: inline={inline!r}; allowed: 'always' or no inline option")
+    if inline not in (None, "always", "never"):
+        raise ValueError(f"kernel: inline={inline!r}; allowed: 'always', 'never' or no inline option")
     options.setdefault("forceinline", inline == "always")
     if JIT_DISABLED:
         return func
+    if inline == "never":
+        _LINKED_LATE.add(func)
     dispatcher: Any = _KernelDispatcher(
         py_func=func,
         locals={},
