@@ -616,49 +616,6 @@ def test_a_never_inline_kernel_is_linked_into_its_callers_after_their_optimisati
     assert weighed(a, 1) == 40.0  # Python's call makes it runnable
 
 
-def test_a_forced_inline_kernel_s_own_library_gets_only_the_cheap_pass_and_its_callers_the_whole_pipeline(monkeypatch):
-    """A link-only kernel declared ``inline="always"`` is optimised where it is inlined: its own
-    library gets numba's cheap module pass alone (the forced-inline callees inlined, the
-    reference counts pruned); its caller's, the cheap pass and then the whole pipeline."""
-    import numpy as np
-    from numba.core import codegen
-
-    finalizing, passes = [], {}  # the libraries being finalised; each one's module passes
-    numba_finalize, numba_manager = jit._KernelLibrary.finalize, codegen.CPUCodegen._module_pass_manager
-
-    def finalize(library):
-        finalizing.append(library.name)
-        try:
-            numba_finalize(library)
-        finally:
-            finalizing.pop()
-
-    def manager(codegen_, **options):  # "cheap", or None for the whole pipeline
-        passes.setdefault(finalizing[-1] if finalizing else None, []).append(options.get("cost"))
-        return numba_manager(codegen_, **options)
-
-    monkeypatch.setattr(jit._KernelLibrary, "finalize", finalize)
-    monkeypatch.setattr(codegen.CPUCodegen, "_module_pass_manager", manager)
-
-    @jit.kernel(inline="always", cache=False)
-    def hot(a, i):
-        return a[i] * 2 + 1
-
-    @jit.kernel(cache=False)
-    def loop(a):
-        total = 0
-        for i in range(a.size):
-            total += hot(a, i)
-        return total
-
-    assert loop(np.arange(4)) == 16
-    (inlined,) = hot.overloads.values()
-    (caller,) = loop.overloads.values()
-    assert type(inlined.library) is jit._LinkOnlyLibrary and inlined.library._forced_inline
-    assert passes[inlined.library.name] == ["cheap"]
-    assert passes[caller.library.name] == ["cheap", None]
-
-
 # A kernel declared never inline, between a caller in a script and Python.
 LATE = """
 from board_arena.engines._jit import kernel

@@ -390,8 +390,6 @@ class _KernelLibrary(codegen.JITCodeLibrary):
 
     #: Whether this is the library of a kernel declared ``inline="never"``.
     _linked_late = False
-    #: Whether this is the library of a kernel declared ``inline="always"``.
-    _forced_inline = False
     #: The libraries linked into this one after its optimisation, its own late callees and
     #: those of the callees linked before (their code is in the final module, not in
     #: ``_for_callers``).
@@ -473,20 +471,6 @@ class _LinkOnlyLibrary(_KernelLibrary):
 
     def serialize_using_object_code(self) -> tuple[str, str, tuple[bytes, bytes]]:
         return (self.name, _LINK_ONLY, (b"", self._get_module_for_linking().as_bitcode()))
-
-    def _optimize_final_module(self) -> None:
-        # A kernel forced inline is inlined into each caller, whose own optimisation works through
-        # its code: its library gets numba's cheap pass alone (the forced-inline callees inlined,
-        # the reference counts pruned), not the whole-module pipeline before that. Its functions
-        # were simplified one by one before linking (numba's function passes), and one the
-        # callers cannot inline (a recursion) is optimised whole in each caller's module.
-        codegen_ = self._codegen
-        if not (self._forced_inline and all(hasattr(codegen_, name) for name in ("_module_pass_manager", "_loopvect", "_opt_level"))):
-            return super()._optimize_final_module()  # or another numba: its own way
-        manager, builder = codegen_._module_pass_manager(loop_vectorize=codegen_._loopvect, slp_vectorize=False, opt=codegen_._opt_level, cost="cheap")
-        manager.run(self._final_module, builder)
-        if not getattr(config, "LLVM_REFPRUNE_PASS"):  # numba's fallback where LLVM cannot prune them
-            self._final_module = codegen.remove_redundant_nrt_refct(self._final_module)
 
 
 class _CachedLibrary(codegen.JITCodeLibrary):
@@ -1047,7 +1031,6 @@ class _LinkOnlyLowering(AnalysisPass):
         if type(library) is codegen.JITCodeLibrary:
             library.__class__ = _KernelLibrary
         library._linked_late = state.func_id.func in _LINKED_LATE
-        library._forced_inline = bool(state.flags.forceinline)
         if (state.func_id.func, tuple(state.args)) in _LINK_ONLY_COMPILES:
             state.flags.no_cpython_wrapper = True
             state.flags.no_compile = True
