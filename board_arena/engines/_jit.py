@@ -534,6 +534,10 @@ class _CachedResults(caching.CompileResultCacheImpl):
     """numba's serialisation of a compiled kernel, with the names of the symbols its library
     defines stored beside it, and loaded as a :class:`_CachedLibrary`."""
 
+    def __init__(self, py_func: Callable) -> None:
+        super().__init__(py_func)
+        self._linked_late = py_func in _LINKED_LATE
+
     def reduce(self, cres):
         (name, kind, (object_code, bitcode)), *rest = super().reduce(cres)
         symbols: tuple[str, ...] = ()
@@ -543,10 +547,6 @@ class _CachedResults(caching.CompileResultCacheImpl):
                 value.name for values in (module.functions, module.global_variables) for value in values if not value.is_declaration
             )
         return ((name, _ENTRY_FORM, (object_code, bitcode, symbols)), *rest)
-
-    def __init__(self, py_func: Callable) -> None:
-        super().__init__(py_func)
-        self._linked_late = py_func in _LINKED_LATE
 
     def rebuild(self, target_context, payload):
         # The steps of numba's ``CompileResult._rebuild``, with the library loaded lazily.
@@ -1016,7 +1016,8 @@ class _LinkOnlyLowering(AnalysisPass):
     The flags are set here, just before lowering, not when the compilation starts: numba
     compiles an ``@overload``'s implementation once per set of its callers' flags, and would
     compile numpy's ``np.empty`` again for every link-only caller. It also makes every kernel's
-    library a :class:`_KernelLibrary` (numba's lowering would make a plain one)."""
+    library a :class:`_KernelLibrary` (numba's lowering would make a plain one), marked
+    ``_linked_late`` where the kernel is declared ``inline="never"``."""
 
     _name = "board_arena_link_only_lowering"
 
