@@ -931,7 +931,6 @@ def test_the_variables_of_ir_nodes_and_the_abi_sizes_found_while_kernels_compile
     assert len(asked) == len(llvm_types) + 1  # once each, and the named struct (its text is its name) twice
 
 
-
 def test_the_post_processing_skipped_while_kernels_compile_changes_nothing_in_their_code(monkeypatch):
     """``_postprocessed`` (numba's ``PostProcessor.run`` while kernels compile) leaves out the
     liveness that no one reads: Morabaraba's kernels compiled afresh with it and with numba's
