@@ -432,8 +432,9 @@ def test_a_run_being_played_is_watched_live_until_it_ends(browser, tmp_path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     command = [sys.executable, "-m", "board_arena.arena.cli"]
-    # Agents with a clock, so that each game lasts seconds whatever the machine.
-    agents = ["--game", "kalah", "--agents", "mcts:time=0.08,alphabeta:time=0.06"]
+    # Agents with a clock, so that each game lasts seconds whatever the machine (the run, about
+    # 18 s here, must outlast the page's first look on a loaded machine).
+    agents = ["--game", "kalah", "--agents", "mcts:time=0.16,alphabeta:time=0.12"]
     # Their kernels compiled first (into the cache the run loads), so that the run's games are
     # played while the page looks, not after a compilation on a loaded machine.
     warm = subprocess.run(command + ["run", *agents, "--games", "2", "--out", str(tmp_path / "warm"), "--quiet"],
@@ -456,7 +457,13 @@ def test_a_run_being_played_is_watched_live_until_it_ends(browser, tmp_path):
                 break
             page.wait_for_timeout(100)
         page.click("#runs-list button[data-run='live-kalah']")
-        page.wait_for_selector("#run-state.live", timeout=120_000)
+        try:
+            page.wait_for_selector("#run-state.live", timeout=120_000)
+        except PlaywrightTimeout:
+            state = page.locator("#run-view").text_content()[:300] + " / " + page.locator("#message").text_content()
+            ended = run.poll()
+            pytest.fail(f"the page never showed the run being played: {state!r}; the run "
+                        + (f"ended (exit {ended}): {run.stderr.read()}" if ended is not None else "still plays"))
         assert page.locator("#run-state").text_content().startswith("Being played now")
         # A game in progress, followed move by move.
         for _ in range(30):  # a game may end between the page's last look and the click: another one
