@@ -838,6 +838,52 @@ def test_compiling_a_kernel_leaves_numba_s_error_highlighting_and_llvm_callbacks
     assert llvm.ffi.lib._lock._cblist == callbacks
 
 
+def test_the_garbage_collector_is_paused_while_kernels_compile_and_left_as_it_was_found():
+    """``_lean_compilation`` pauses Python's cyclic garbage collector while kernels compile (their
+    compilations and the kernels that their typing compiles); it runs again afterwards, also
+    after a failed compilation, and one paused by the user stays paused."""
+    import gc
+
+    from numba.core import event
+
+    seen = []
+
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            seen.append(gc.isenabled())
+
+        def on_end(self, ev):
+            seen.append(gc.isenabled())
+
+    def inner(x):
+        return x + 1
+
+    inner_kernel = jit.kernel(cache=False)(inner)
+
+    def outer(x):
+        return inner_kernel(x) * 2
+
+    listener = Listener()
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        with event.install_listener("numba:compile", listener):
+            assert jit.kernel(cache=False)(outer)(3) == 8
+            assert len(seen) == 4 and not any(seen)  # the outer kernel's compilation and the inner's
+            assert gc.isenabled()
+            with pytest.raises(numba.core.errors.TypingError):
+                jit.kernel(cache=False)(lambda x: x.nothing_of_the_kind)(3)
+            assert gc.isenabled()
+            gc.disable()  # the user's pause is theirs to end
+            assert jit.kernel(cache=False)(inner)(1) == 2
+            assert not gc.isenabled()
+    finally:
+        if was_enabled:
+            gc.enable()
+        else:
+            gc.disable()
+
+
 def test_numba_s_answers_to_typing_questions_are_remembered_and_are_numba_s_answers(monkeypatch):
     """``_memoised_call_type``: a kernel is typed as numba types it without the memo (operators on
     mixed int widths and floats, literals, ``bool``, an ``@overload`` that compiles a function of
