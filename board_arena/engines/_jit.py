@@ -873,7 +873,7 @@ _LEAN_METHODS = tuple(
 @contextlib.contextmanager
 def _lean_compilation() -> Iterator[None]:
     """While kernels compile (under numba's compiler lock), costs of numba's that change nothing
-    in the result are left out (some 5 s of CPU over every game and agent):
+    in the result are left out (some 7 s of CPU over every game and agent):
 
     * numba's answers to typing questions, to ABI sizes and to the variables of IR nodes are
       remembered or found faster, and its post-processing of the IR skips what no one reads
