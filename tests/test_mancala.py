@@ -85,6 +85,24 @@ def pits(state):
     return south, north, tuple(int(n) for n in state.data["stores"])
 
 
+def test_the_non_empty_pits_of_a_row_word_are_found_for_every_pit_count_in_every_place():
+    """``_nonempty_pits`` (a carry into each byte's high bit) marks bit 8j exactly where pit j
+    holds seeds: every count from 0 to 255 in each of the eight places, beside empty, full and
+    random neighbours, compiled and as Python."""
+    rng = np.random.default_rng(7)
+    rows, expected = [], []
+    for place in range(8):
+        for count in range(256):
+            for others in (np.zeros(8, np.uint64), np.full(8, 255, np.uint64), rng.integers(0, 256, 8).astype(np.uint64)):
+                pits = others.copy()
+                pits[place] = count
+                rows.append(sum(int(p) << (8 * j) for j, p in enumerate(pits)))
+                expected.append(sum(1 << (8 * j) for j, p in enumerate(pits) if p))
+    nonempty = kernels._nonempty_pits
+    assert [int(nonempty(np.uint64(r))) for r in rows] == expected
+    assert [int(nonempty.py_func(np.uint64(r))) for r in rows] == expected
+
+
 def test_sowing_skips_the_opponents_store():
     #        c   b   a        North
     #   +--+---+---+---+--+

@@ -69,6 +69,8 @@ _U1 = np.uint64(1)
 _U2 = np.uint64(2)
 _U4 = np.uint64(4)
 _U56 = np.uint64(56)
+_U7 = np.uint64(7)
+_SEVEN_BITS = np.uint64(0x7F7F_7F7F_7F7F_7F7F)
 
 _LAST_OWN_PIT = 0
 _LAST_STORE = 1
@@ -94,11 +96,10 @@ def _row_sum(row):
 
 @kernel(inline="always")
 def _nonempty_pits(row):
-    """Bit 8j is set iff pit j holds seeds (OR of each byte's bits folded into its low bit)."""
-    t = row | (row >> _U4)
-    t |= t >> _U2
-    t |= t >> _U1
-    return t & _LOW_BITS
+    """Bit 8j is set iff pit j holds seeds: adding 0x7F to each byte's low seven bits carries
+    into its high bit iff they are not all zero (no carry leaves the byte), OR the byte's own
+    high bit; four operations in a row, where folding the byte's bits took seven."""
+    return ((((row & _SEVEN_BITS) + _SEVEN_BITS) | row) & _HIGH_BITS) >> _U7
 
 
 @kernel
