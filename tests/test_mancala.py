@@ -103,6 +103,17 @@ def test_the_non_empty_pits_of_a_row_word_are_found_for_every_pit_count_in_every
     assert [int(nonempty.py_func(np.uint64(r))) for r in rows] == expected
 
 
+
+def test_the_sowings_masks_of_ones_are_the_table_rows_on_every_board():
+    """``_ones_below`` (``BYTE_ONES[n]`` by shifts, two of them on the 8-pit board) for every run
+    length on every board, compiled and as Python: a shift by the word's width would give the
+    wrong mask only on the largest board, at n = 0 or 8."""
+    cases = [(n, pits) for pits in range(1, 9) for n in range(pits + 1)]
+    expected = [int(kernels.BYTE_ONES[n]) for n, _ in cases]
+    ones = kernels._ones_below
+    assert [int(ones(n, pits)) for n, pits in cases] == expected
+    assert [int(ones.py_func(n, pits)) for n, pits in cases] == expected
+
 def test_sowing_skips_the_opponents_store():
     #        c   b   a        North
     #   +--+---+---+---+--+
