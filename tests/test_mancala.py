@@ -104,6 +104,30 @@ def test_the_non_empty_pits_of_a_row_word_are_found_for_every_pit_count_in_every
 
 
 
+# As Python, the broadword select's prefix sums wrap around the word as they do compiled, with
+# numpy's warning.
+WRAPS = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+
+
+@pytest.mark.parametrize(
+    "select",
+    [
+        kernels._nth_nonempty_pit,
+        kernels._broadword_nth_nonempty_pit,
+        pytest.param(kernels._broadword_nth_nonempty_pit.py_func, marks=WRAPS),
+    ],
+    ids=["host", "broadword", "python"],
+)
+def test_the_random_move_is_the_kth_non_empty_pit_for_every_row(select):
+    """The pit drawn for index k is the k-th non-empty pit from the mover's left, for every set of
+    non-empty pits of the largest board: the host's select (``pdep`` where it is fast) and the
+    broadword one of other CPUs, compiled and as Python."""
+    for occupied in range(1, 256):
+        nonempty = np.uint64(sum(1 << (8 * j) for j in range(8) if occupied >> j & 1))
+        pits = [j for j in range(8) if occupied >> j & 1]
+        assert [int(select(nonempty, k)) for k in range(len(pits))] == pits
+
+
 def test_the_sowings_masks_of_ones_are_the_table_rows_on_every_board():
     """``_ones_below`` (``BYTE_ONES[n]`` by shifts, two of them on the 8-pit board) for every run
     length on every board, compiled and as Python: a shift by the word's width would give the

@@ -15,7 +15,8 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
-from board_arena.engines._jit import nth_set_bit
+from board_arena.engines import _jit as jit
+from board_arena.engines._jit import broadword_nth_set_bit, nth_set_bit
 from board_arena.engines.morabaraba import board, decode, encode, kernels
 from tests.conformance import (
     check_conformance,
@@ -118,13 +119,43 @@ def test_bit_parallel_mill_tests_match_the_mill_list():
                 assert int(kernels.cows_in_mills(diagonals, np.uint64(own))) == inside
 
 
-def test_nth_set_bit_selects_every_set_bit():
+# As Python, the broadword select's prefix sums wrap around the word as they do compiled, with
+# numpy's warning.
+WRAPS = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+
+
+@pytest.mark.parametrize(
+    "select",
+    [nth_set_bit, broadword_nth_set_bit, pytest.param(broadword_nth_set_bit.py_func, marks=WRAPS)],
+    ids=["host", "broadword", "python"],
+)
+def test_nth_set_bit_selects_every_set_bit(select):
+    """The select of the host (``pdep`` where it is fast) and the broadword one of other CPUs,
+    compiled and as Python."""
     rng = np.random.default_rng(3)
     words = [0, 1, 1 << 63, (1 << 64) - 1, 0x8000_0000_0000_0001, *map(int, rng.integers(0, 2**63, 300))]
     for word in words:
         x = np.uint64(word | (word << 1 & (1 << 64) - 1))
         ones = [i for i in range(64) if int(x) >> i & 1]
-        assert [nth_set_bit(x, k) for k in range(len(ones))] == ones
+        assert [select(x, k) for k in range(len(ones))] == ones
+
+
+@pytest.mark.parametrize(
+    "cpu,features,fast",
+    [
+        ("znver5", "+64bit,+bmi,+bmi2,+popcnt", True),
+        ("haswell", "+64bit,+bmi2", True),
+        ("znver2", "+64bit,+bmi,+bmi2,+popcnt", False),  # microcoded pdep
+        ("znver1", "+64bit,+bmi2", False),
+        ("generic", "", False),
+        ("x86-64-v2", "+64bit,+popcnt,-bmi2", False),
+    ],
+)
+def test_pdep_is_used_only_where_the_target_has_a_fast_one(monkeypatch, cpu, features, fast):
+    monkeypatch.setattr(jit.config, "CPU_NAME", cpu)
+    monkeypatch.setattr(jit.config, "CPU_FEATURES", features)
+    on_x86 = jit.llvm.get_process_triple().startswith(("x86_64", "amd64"))
+    assert jit._has_fast_pdep() == (fast and on_x86 and not jit.JIT_DISABLED)
 
 
 # -- conformance -------------------------------------------------------------------------------
