@@ -103,7 +103,6 @@ def test_the_non_empty_pits_of_a_row_word_are_found_for_every_pit_count_in_every
     assert [int(nonempty.py_func(np.uint64(r))) for r in rows] == expected
 
 
-
 # As Python, the broadword select's prefix sums wrap around the word as they do compiled, with
 # numpy's warning.
 WRAPS = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
@@ -137,6 +136,7 @@ def test_the_sowings_masks_of_ones_are_the_table_rows_on_every_board():
     ones = kernels._ones_below
     assert [int(ones(n, pits)) for n, pits in cases] == expected
     assert [int(ones.py_func(n, pits)) for n, pits in cases] == expected
+
 
 def test_sowing_skips_the_opponents_store():
     #        c   b   a        North
