@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import _thread
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -65,13 +66,16 @@ def run_script(main: Callable[[], int | None], prog: str) -> NoReturn:
     sys.exit(status or 0)
 
 
-def _callbacks_from_c() -> set[Any]:
-    """The code of the Python functions that C code calls back while numba compiles: llvmlite's
-    object-cache hooks (none before llvmlite is imported)."""
-    engine = sys.modules.get("llvmlite.binding.executionengine")
-    hooks = ("_raw_object_cache_notify", "_raw_object_cache_getbuffer")
-    functions = [getattr(getattr(engine, "ExecutionEngine", None), hook, None) for hook in hooks]
-    return {function.__code__ for function in functions if function is not None}
+def _in_llvmlite(frame: Any) -> bool:
+    """Whether ``frame`` or a caller runs llvmlite's Python code, which LLVM calls back from C
+    while numba compiles (an exception raised there is printed and dropped by ctypes)."""
+    package = sys.modules.get("llvmlite")
+    folder = os.path.dirname(getattr(package, "__file__", None) or "") + os.sep
+    while folder != os.sep and frame is not None:
+        if frame.f_code.co_filename.startswith(folder):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _interrupt_again() -> None:
@@ -84,14 +88,11 @@ def _interrupt_again() -> None:
 
 
 def _interrupt(signum: int, frame: Any) -> None:
-    callbacks = _callbacks_from_c()
-    while frame is not None:
-        if frame.f_code in callbacks:
-            retry = threading.Timer(0.01, _interrupt_again)
-            retry.daemon = True
-            retry.start()
-            return
-        frame = frame.f_back
+    if _in_llvmlite(frame):
+        retry = threading.Timer(0.01, _interrupt_again)
+        retry.daemon = True
+        retry.start()
+        return
     raise KeyboardInterrupt
 
 
@@ -100,8 +101,8 @@ def interrupts_kept() -> Iterator[None]:
     """Ctrl-C inside raises ``KeyboardInterrupt`` in the main thread, as Python's own handler
     does, but is never lost: ctypes prints and drops an exception that leaves a callback from C
     code, and an interrupt that came while llvmlite called numba's hooks (as a kernel compiles)
-    was dropped so, and the command went on to its end. Such an interrupt is sent again 10 ms
-    later, until it comes outside. (Only where Python's own handler is in place, in the main
+    was dropped so. An interrupt that comes while llvmlite's code runs is sent again 10 ms later,
+    until it comes outside. (Only where Python's own handler is in place, in the main
     thread; it is put back at the end.)"""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield

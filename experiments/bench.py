@@ -76,7 +76,7 @@ from board_arena import (
 )
 from board_arena.commandline import OneLineParser, positive_int, run_script  # noqa: E402
 from board_arena.engines import contract  # noqa: E402
-from board_arena.engines._jit import (  # noqa: E402
+from board_arena.kernels import (  # noqa: E402
     bits_below,
     kernel,
     rng_below,
@@ -382,7 +382,7 @@ WARM_START = textwrap.dedent(
     from numba.core import event
     from board_arena import agents, engines
     from board_arena.engines import contract
-    from board_arena.engines._jit import rng_from_seed
+    from board_arena.kernels import rng_from_seed
 
     class Count(event.Listener):
         compiled = 0

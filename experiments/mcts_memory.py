@@ -27,7 +27,7 @@ from board_arena.agents.mcts import (
 )
 from board_arena.commandline import OneLineParser, positive_int, run_script
 from board_arena.engines import contract
-from board_arena.engines._jit import rng_from_seed
+from board_arena.kernels import rng_from_seed
 
 
 def main() -> None:

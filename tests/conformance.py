@@ -26,14 +26,8 @@ import numpy as np
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, contract
-from board_arena.engines._jit import (
-    _GOLDEN,
-    _MIX1,
-    _MIX2,
-    kernel,
-    rng_below,
-    rng_from_seed,
-)
+from board_arena.kernels import kernel, rng_below, rng_from_seed
+from board_arena.kernels.random import _GOLDEN, _MIX1, _MIX2
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -29,7 +29,7 @@ from board_arena.agents.mcts import (
 )
 from board_arena.agents.minimax import minimax_search
 from board_arena.engines import contract
-from board_arena.engines._jit import rng_from_seed
+from board_arena.kernels import rng_from_seed
 
 PERFECT_INFORMATION_GAMES = [
     name for name in engines.available_games() if engines.game_class(name).perfect_information

@@ -13,8 +13,8 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
-from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.dominoes import kernels, tiles_of
+from board_arena.kernels import rng_from_seed
 from tests.conformance import check_conformance, kernel_digest, pure_python_digest
 from tests.reference.dominoes import DominoesReference, consistent_deals, greater
 

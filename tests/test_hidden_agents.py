@@ -6,8 +6,8 @@ import pytest
 
 from board_arena import agents, arena, engines
 from board_arena.engines import contract
-from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.game import State
+from board_arena.kernels import rng_from_seed
 
 DOMINOES = engines.make("dominoes")
 HONEST = ["random", "greedy", "pimc:worlds=8", "ismcts:iterations=400"]

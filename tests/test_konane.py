@@ -15,8 +15,8 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
-from board_arena.engines._jit import kernel
 from board_arena.engines.konane import kernels, path_move, square_name
+from board_arena.kernels import kernel
 from tests.conformance import (
     check_conformance,
     kernel_digest,

@@ -32,7 +32,7 @@ from board_arena.agents.mcts import (
     tree_record,
 )
 from board_arena.engines import contract
-from board_arena.engines._jit import rng_from_seed
+from board_arena.kernels import rng_from_seed
 
 KALAH_3_3 = engines.make("kalah", pits=3, seeds=3)
 PERFECT_INFORMATION_GAMES = [

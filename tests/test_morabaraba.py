@@ -15,9 +15,9 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
-from board_arena.engines import _jit as jit
-from board_arena.engines._jit import broadword_nth_set_bit, nth_set_bit
 from board_arena.engines.morabaraba import board, decode, encode, kernels
+from board_arena.kernels import broadword_nth_set_bit, nth_set_bit
+from board_arena.kernels.bits import pdep_is_fast
 from tests.conformance import (
     check_conformance,
     kernel_digest,
@@ -151,11 +151,19 @@ def test_nth_set_bit_selects_every_set_bit(select):
         ("x86-64-v2", "+64bit,+popcnt,-bmi2", False),
     ],
 )
-def test_pdep_is_used_only_where_the_target_has_a_fast_one(monkeypatch, cpu, features, fast):
-    monkeypatch.setattr(jit.config, "CPU_NAME", cpu)
-    monkeypatch.setattr(jit.config, "CPU_FEATURES", features)
-    on_x86 = jit.llvm.get_process_triple().startswith(("x86_64", "amd64"))
-    assert jit._has_fast_pdep() == (fast and on_x86 and not jit.JIT_DISABLED)
+def test_pdep_is_used_only_where_the_target_has_a_fast_one(cpu, features, fast):
+    assert pdep_is_fast("x86_64", cpu, features, ("", "")) == fast
+    assert not pdep_is_fast("aarch64", cpu, features, ("+bmi2", ""))
+
+
+@pytest.mark.parametrize(
+    "host,fast",
+    [(("+bmi2", ""), True), (("+bmi2", "zen1-2"), False), (("", ""), False)],
+)
+def test_pdep_follows_the_host_cpu_when_numba_targets_it(host, fast):
+    assert pdep_is_fast("x86_64", None, None, host) == fast
+    # A target named without features compiles for the host's features (numba's rule).
+    assert pdep_is_fast("x86_64", "haswell", None, host) == (host[0] == "+bmi2")
 
 
 # -- conformance -------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ from board_arena.agents.scores import (
     to_value,
 )
 from board_arena.engines import Param, contract
-from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
+from board_arena.kernels import deadline_after, kernel, monotonic_ns, rng_below
 
 TT_ENTRY = np.dtype(
     [
@@ -398,7 +398,7 @@ def _leaf_score(s, player, stats, db, db_k):
     return value if contract.current_player(s) == player else -value
 
 
-@kernel(inline="never")
+@kernel
 def _root_child(stack, moves, keys, frames, table, age, killers, history, stats, depth, alpha, beta, mover, db, db_k):
     """The score of the root's child ``stack[1]`` for the root's player, searched with the window
     (alpha, beta) of the root's side; ``mover``: the root's player moves again there.
@@ -466,7 +466,7 @@ def _endgame_score(s, db, db_k):
     return 0.0
 
 
-@kernel(inline="never")
+@kernel
 def alphabeta_search_endgame(
     root: np.void, max_depth: int, node_limit: int, deadline_ns: int, table: np.ndarray, history: np.ndarray,
     rng: np.ndarray, result: np.ndarray, db: np.ndarray, db_k: int,

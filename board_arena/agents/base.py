@@ -14,7 +14,7 @@ import numpy as np
 from numba.core import event as numba_event
 
 from board_arena.engines import Game, Param, State, shown
-from board_arena.engines._jit import caching_disabled, rng_from_seed
+from board_arena.kernels import caching_disabled, rng_from_seed
 
 __all__ = [
     "Agent",

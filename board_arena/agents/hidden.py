@@ -41,7 +41,7 @@ from board_arena.agents.base import (
 from board_arena.agents.mcts import COUNT_RECORDS, NO_NODE, ROOT, TreeSearchAgent
 from board_arena.agents.scores import to_value
 from board_arena.engines import Game, Param, contract
-from board_arena.engines._jit import deadline_after, kernel, monotonic_ns, rng_below
+from board_arena.kernels import deadline_after, kernel, monotonic_ns, rng_below
 
 #: Sampling attempts per world before a search gives up (a game's sampler may reject).
 MAX_SAMPLE_FAILURES = 1000

@@ -17,7 +17,7 @@ import numpy as np
 
 from board_arena.agents.base import Agent, Param, SearchInfo, register_agent
 from board_arena.engines import Game
-from board_arena.engines._jit import rng_below
+from board_arena.kernels import rng_below
 
 __all__ = ["kalah_features", "feature_count", "TDKalahAgent", "BUNDLED_WEIGHTS", "MAX_COUNT"]
 

@@ -71,7 +71,7 @@ from board_arena.agents.base import (
     register_agent,
 )
 from board_arena.engines import Game, Param, contract
-from board_arena.engines._jit import (
+from board_arena.kernels import (
     deadline_after,
     kernel,
     monotonic_ns,

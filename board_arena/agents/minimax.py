@@ -15,10 +15,10 @@ import numpy as np
 from board_arena.agents.base import DEPTH, Agent, SearchInfo, register_agent
 from board_arena.agents.scores import horizon_score, is_proven, terminal_score, to_value
 from board_arena.engines import contract
-from board_arena.engines._jit import kernel, rng_below
+from board_arena.kernels import kernel, rng_below
 
 
-@kernel(inline="never")
+@kernel
 def _minimax(stack, moves, count, following, best, top, depth, me, nodes):
     """Minimax score of ``stack[top]`` for player ``me``, ``depth`` plies deep, by an explicit
     depth-first walk (numba cannot cache recursive kernels that other kernels call).

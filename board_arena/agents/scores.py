@@ -9,7 +9,7 @@ proven result.
 import numpy as np
 
 from board_arena.engines import contract
-from board_arena.engines._jit import kernel
+from board_arena.kernels import kernel
 
 WIN_SCORE = 1_000_000.0
 MAX_PLY = 10_000

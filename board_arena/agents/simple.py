@@ -8,7 +8,7 @@ import numpy as np
 from board_arena.agents.base import Agent, SearchInfo, register_agent
 from board_arena.agents.scores import horizon_score, terminal_score, to_value
 from board_arena.engines import contract
-from board_arena.engines._jit import kernel, rng_below
+from board_arena.kernels import kernel, rng_below
 
 
 @kernel

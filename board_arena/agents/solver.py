@@ -79,7 +79,7 @@ from board_arena.agents.base import (
     register_agent,
 )
 from board_arena.engines import Game, Param, State, contract, datafile
-from board_arena.engines._jit import (
+from board_arena.kernels import (
     JIT_DISABLED,
     deadline_after,
     kernel,

@@ -11,7 +11,7 @@ concatenated, game ``i``'s in ``move_ids[offsets[i]:offsets[i + 1]]``; the outpu
 from __future__ import annotations
 
 from board_arena.engines import contract
-from board_arena.engines._jit import kernel
+from board_arena.kernels import kernel
 
 
 @kernel

@@ -13,7 +13,6 @@ See :mod:`engines.contract` for the compiled contract that agents search through
 from board_arena import _CollectorPaused
 
 with _CollectorPaused():  # see board_arena._CollectorPaused
-    from board_arena.engines import _jit  # noqa: F401  (installs the cache locator before any kernel exists)
     from board_arena.engines.dominoes import Dominoes
     from board_arena.engines.errors import IllegalMoveError, VariantError, shown
     from board_arena.engines.game import PLY_CAP, Game, GameRecord, Param, State

@@ -10,7 +10,7 @@ that an edit of the face recompiles nothing.
 from __future__ import annotations
 
 from board_arena.engines import contract
-from board_arena.engines._jit import kernel
+from board_arena.kernels import kernel
 
 
 @kernel

@@ -19,7 +19,7 @@ from typing import Sequence
 import numpy as np
 
 from board_arena.engines import contract
-from board_arena.engines._jit import kernel
+from board_arena.kernels import kernel
 
 __all__ = ["ActionSpace", "NO_ACTION", "move_to_action", "write_action_mask"]
 

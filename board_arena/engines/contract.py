@@ -111,14 +111,12 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Callable, Iterable
 
+import numba
 import numpy as np
-from llvmlite import ir
-from numba import typeof, types
-from numba.core.imputils import lower_builtin
-from numba.core.typing.templates import AbstractTemplate, infer_global, signature
-from numba.np.numpy_support import as_dtype
+from numba.extending import overload
 
-from board_arena.engines._jit import empty_records, kernel, link_record_type, rng_below
+from board_arena.kernels import kernel, rng_below
+from board_arena.kernels.cache import register_state_module
 
 __all__ = [
     "MOVE_DTYPE",
@@ -184,6 +182,8 @@ REASON_NOT_A_MOVE = 2
 FIRST_GAME_REASON = 3
 
 _KERNELS: dict[np.dtype, ModuleType] = {}
+#: The same, by numba's type of a state record (what compiled code is typed with).
+_KERNELS_BY_TYPE: dict[Any, ModuleType] = {}
 
 #: A state: one record of a game's ``STATE_DTYPE`` (``buf[0]`` of a one-element array), which
 #: kernels read and write in place.
@@ -229,9 +229,9 @@ def register(module: ModuleType) -> None:
             "each game needs a state type of its own (add or rename a field)"
         )
     _KERNELS[dtype] = module
-    # Kernels given this record link the module's kernels through the forwarders below without
-    # importing it: their cache entries must know its sources.
-    link_record_type(dtype, module.__name__)
+    _KERNELS_BY_TYPE[numba.from_dtype(dtype)] = module
+    # Agents compiled for this state type run the module's kernels: the cache must know whose.
+    register_state_module(str(dtype.descr), module)
 
 
 def registered_modules() -> list[ModuleType]:
@@ -241,29 +241,25 @@ def registered_modules() -> list[ModuleType]:
 
 def kernels_for(state_or_dtype: Any) -> ModuleType:
     """The kernel module for a state record, a state array, a dtype or a numba record type."""
-    dtype = getattr(state_or_dtype, "dtype", state_or_dtype)
-    if not isinstance(dtype, np.dtype):
-        dtype = as_dtype(dtype)
-    try:
-        return _KERNELS[dtype]
-    except KeyError:
-        raise TypeError(f"no game registered for state dtype {dtype}") from None
+    module = _KERNELS_BY_TYPE.get(state_or_dtype) if isinstance(state_or_dtype, numba.types.Type) else None
+    if module is None:
+        dtype = getattr(state_or_dtype, "dtype", state_or_dtype)
+        module = _KERNELS.get(dtype) if isinstance(dtype, np.dtype) else None
+    if module is None:
+        raise TypeError(f"no game registered for the state type {state_or_dtype}")
+    return module
 
 
-# Each contract function is a Python dispatcher (used under NUMBA_DISABLE_JIT=1) that compiled code
-# calls as the game's own kernel, picked at compile time from the state's record type: the call
-# site types and links the game's kernel directly, as if the agent had called it by name. (An
-# ``@overload`` forwarder would be a function of its own, compiled, optimised and turned into
-# machine code once per game, per signature and per flags of its callers, only to be inlined:
-# 116 of the 521 kernels that every game and agent compiled, and 11% of the compile time.)
-# Where the contract has a default, the default is a kernel of this module or a constant, picked
-# the same way. A constant of the game (``max_moves`` of a game without ``move_capacity``) is put
-# in place at the call site: an ``@overload`` returning it would be compiled, with machine code,
-# once per game.
+# Each contract function is a Python function (what runs under NUMBA_DISABLE_JIT=1) with a numba
+# overload that resolves the call, at compile time, to the game's own kernel picked from the state's
+# record type: compiled code calls the game's kernel directly, with no run-time dispatch. Where the
+# contract has a default, the overload picks a kernel of this module or a constant of the game.
+# Integer arguments are passed on as int64, so that a game's kernel is compiled once, not once per
+# int type of its callers.
 
 
 class _Constant:
-    """What a ``choose`` of :func:`_forward` returns where the value of the contract function is a
+    """What a ``choose`` of :func:`_forward` returns where the contract function's value is a
     constant of the game (an int or a tuple of them)."""
 
     __slots__ = ("value",)
@@ -273,146 +269,114 @@ class _Constant:
 
 
 def _forward(function: Any, choose: Callable[..., Any]) -> None:
-    """Compiles a call of ``function`` inside a kernel to a direct call of the kernel that
-    ``choose(*argument types)`` returns, as ``(kernel, the argument types it is called with)``:
-    the call site converts its arguments to those (a move of any int type to int64, so that a
-    game's kernel is compiled once, not once per caller's int type). Where ``choose`` returns a
-    :class:`_Constant`, the call is its value."""
+    """Registers the overload of a one-argument contract ``function``: ``choose(state type)``
+    gives the kernel that a call runs, or a :class:`_Constant` whose value the call is."""
 
-    class Forward(AbstractTemplate):
-        key = function
-
-        def generic(self, args, kws):
-            if kws:
-                return None
-            args = tuple(types.unliteral(a) for a in args)
-            chosen = choose(*args)
-            if isinstance(chosen, _Constant):
-                return signature(typeof(chosen.value), *args)
-            target, target_args = chosen
-            return self.context.resolve_function_type(self.context.resolve_value_type(target), target_args, {})
-
-    infer_global(function, types.Function(Forward))
-
-    @lower_builtin(function, types.VarArg(types.Any))
-    def call(context, builder, sig, args):
-        chosen = choose(*sig.args)
+    @overload(function)
+    def implementation(s):
+        chosen = choose(s)
         if isinstance(chosen, _Constant):
-            return context.get_constant_generic(builder, sig.return_type, chosen.value)
-        target, _ = chosen
-        block, start, blocks = builder.block, len(builder.block.instructions), len(builder.function.blocks)
-        result = context.get_function(context.typing_context.resolve_value_type(target), sig)(builder, args)
-        # Inlined at this call site, as the game's kernel was into the forwarder that an
-        # ``@overload`` compiled (LLVM inlines a function into its only caller): the search code
-        # then sees through the game's code (nine men's morris alpha-beta 8% faster than with
-        # the call left to LLVM's size heuristics).
-        for instructions in [block.instructions[start:], *(b.instructions for b in builder.function.blocks[blocks:])]:
-            for instruction in instructions:
-                if isinstance(instruction, ir.CallInstr) and not getattr(instruction.callee, "name", "llvm.").startswith("llvm."):
-                    instruction.attributes.add("alwaysinline")
-        return result
-
-
-def _game_kernel(name: str, convert: tuple[Any, ...] = ()) -> Callable[..., tuple[Any, tuple[Any, ...]]]:
-    """A ``choose`` for :func:`_forward`: the game's kernel ``name``, the arguments at the positions
-    in ``convert`` converted to int64."""
-
-    def choose(s, *rest):
-        args = (s, *(types.int64 if i + 1 in convert else a for i, a in enumerate(rest)))
-        return getattr(kernels_for(s), name), args
-
-    return choose
+            value = chosen.value
+            return lambda s: value
+        return lambda s: chosen(s)
 
 
 def legal_moves(s: Record, out: np.ndarray) -> int:
     return kernels_for(s).legal_moves(s, out)
 
 
-_forward(legal_moves, _game_kernel("legal_moves"))
+@overload(legal_moves)
+def _legal_moves(s, out):
+    target = kernels_for(s).legal_moves
+    return lambda s, out: target(s, out)
 
 
 def apply_move(s: Record, move: int) -> None:
     return kernels_for(s).apply_move(s, move)
 
 
-_forward(apply_move, _game_kernel("apply_move", (1,)))
+@overload(apply_move)
+def _apply_move(s, move):
+    target = kernels_for(s).apply_move
+    return lambda s, move: target(s, np.int64(move))
 
 
 def is_terminal(s: Record) -> bool:
     return kernels_for(s).is_terminal(s)
 
 
-_forward(is_terminal, _game_kernel("is_terminal"))
-
-
 def current_player(s: Record) -> int:
     return kernels_for(s).current_player(s)
-
-
-_forward(current_player, _game_kernel("current_player"))
 
 
 def outcome(s: Record) -> float:
     return kernels_for(s).outcome(s)
 
 
-_forward(outcome, _game_kernel("outcome"))
-
-
 def score(s: Record) -> int:
     return kernels_for(s).score(s)
-
-
-_forward(score, _game_kernel("score"))
 
 
 def heuristic(s: Record) -> float:
     return kernels_for(s).heuristic(s)
 
 
-_forward(heuristic, _game_kernel("heuristic"))
-
-
 def state_hash(s: Record) -> int:
     return kernels_for(s).state_hash(s)
 
 
-_forward(state_hash, _game_kernel("state_hash"))
+for _function in (is_terminal, current_player, outcome, score, heuristic, state_hash):
+    _forward(_function, lambda s, name=_function.__name__: getattr(kernels_for(s), name))
 
 
 def illegal_reason(s: Record, move: int) -> int:
     return kernels_for(s).illegal_reason(s, move)
 
 
-_forward(illegal_reason, _game_kernel("illegal_reason", (1,)))
+@overload(illegal_reason)
+def _illegal_reason(s, move):
+    target = kernels_for(s).illegal_reason
+    return lambda s, move: target(s, np.int64(move))
 
 
 def observe(s: Record, player: int, view: Record) -> None:
     return kernels_for(s).observe(s, player, view)
 
 
-_forward(observe, _game_kernel("observe", (1,)))
+@overload(observe)
+def _observe(s, player, view):
+    target = kernels_for(s).observe
+    return lambda s, player, view: target(s, np.int64(player), view)
 
 
 def sample_world(view: Record, rng: np.ndarray, world: Record) -> bool:
     return kernels_for(view).sample_world(view, rng, world)
 
 
-_forward(sample_world, _game_kernel("sample_world"))
+@overload(sample_world)
+def _sample_world(view, rng, world):
+    target = kernels_for(view).sample_world
+    return lambda view, rng, world: target(view, rng, world)
 
 
 def write_observation(s: Record, player: int, out: np.ndarray) -> None:
     return kernels_for(s).write_observation(s, player, out)
 
 
-_forward(write_observation, _game_kernel("write_observation", (1,)))
+@overload(write_observation)
+def _write_observation(s, player, out):
+    target = kernels_for(s).write_observation
+    return lambda s, player, out: target(s, np.int64(player), out)
 
 
 def redraw_start(s: Record, rng: np.ndarray, code: int) -> None:
     return kernels_for(s).redraw_start(s, rng, code)
 
 
-_forward(redraw_start, _game_kernel("redraw_start"))
+@overload(redraw_start)
+def _redraw_start(s, rng, code):
+    target = kernels_for(s).redraw_start
+    return lambda s, rng, code: target(s, rng, np.int64(code))
 
 
 def random_legal_move(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
@@ -428,10 +392,10 @@ def _listed_random_move(s, rng, scratch):
     return scratch[rng_below(rng, legal_moves(s, scratch))]
 
 
-_forward(
-    random_legal_move,
-    lambda s, rng, scratch: (getattr(kernels_for(s), "random_legal_move", _listed_random_move), (s, rng, scratch)),
-)
+@overload(random_legal_move)
+def _random_legal_move(s, rng, scratch):
+    target = getattr(kernels_for(s), "random_legal_move", _listed_random_move)
+    return lambda s, rng, scratch: target(s, rng, scratch)
 
 
 def max_moves(s: Record) -> int:
@@ -442,7 +406,7 @@ def max_moves(s: Record) -> int:
 
 def _max_moves(s):
     module = kernels_for(s)
-    return (module.move_capacity, (s,)) if hasattr(module, "move_capacity") else _Constant(module.MAX_MOVES)
+    return module.move_capacity if hasattr(module, "move_capacity") else _Constant(module.MAX_MOVES)
 
 
 _forward(max_moves, _max_moves)
@@ -486,7 +450,7 @@ def margin(s: Record) -> int:
     return module.margin(s) if hasattr(module, "margin") else _outcome_margin(s)
 
 
-_forward(margin, lambda s: (getattr(kernels_for(s), "margin", _outcome_margin), (s,)))
+_forward(margin, lambda s: getattr(kernels_for(s), "margin", _outcome_margin))
 
 
 def margin_bounds(s: Record) -> tuple[int, int]:
@@ -499,7 +463,7 @@ def margin_bounds(s: Record) -> tuple[int, int]:
 def _margin_bounds(s):
     module = kernels_for(s)
     if hasattr(module, "margin_bounds"):
-        return module.margin_bounds, (s,)
+        return module.margin_bounds
     bound = UNBOUNDED_MARGIN if hasattr(module, "margin") else 1
     return _Constant((np.int64(-bound), np.int64(bound)))
 
@@ -512,7 +476,7 @@ def solve_key(s: Record) -> int:
     return module.solve_key(s) if hasattr(module, "solve_key") else module.state_hash(s)
 
 
-_forward(solve_key, lambda s: (getattr(kernels_for(s), "solve_key", kernels_for(s).state_hash), (s,)))
+_forward(solve_key, lambda s: getattr(kernels_for(s), "solve_key", kernels_for(s).state_hash))
 
 
 def endgame_value(s: Record, db: np.ndarray, k: int) -> int:
@@ -522,10 +486,16 @@ def endgame_value(s: Record, db: np.ndarray, k: int) -> int:
 
 def _endgame_value(s, db, k):
     module = kernels_for(s)
-    return (module.endgame_value, (s, db, k)) if hasattr(module, "endgame_value") else _Constant(NO_ENDGAME_VALUE)
+    return module.endgame_value if hasattr(module, "endgame_value") else _Constant(NO_ENDGAME_VALUE)
 
 
-_forward(endgame_value, _endgame_value)
+@overload(endgame_value)
+def _endgame_value_overload(s, db, k):
+    chosen = _endgame_value(s, db, k)
+    if isinstance(chosen, _Constant):
+        value = chosen.value
+        return lambda s, db, k: value
+    return lambda s, db, k: chosen(s, db, np.int64(k))
 
 
 def new_states(s: Record, n: int) -> np.ndarray:
@@ -533,7 +503,10 @@ def new_states(s: Record, n: int) -> np.ndarray:
     return np.empty(n, kernels_for(s).STATE_DTYPE)
 
 
-_forward(new_states, lambda s, n: (empty_records, (s, types.intp)))
+@overload(new_states)
+def _new_states(s, n):
+    dtype = kernels_for(s).STATE_DTYPE
+    return lambda s, n: np.empty(n, dtype)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -571,10 +544,10 @@ def random_playout(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
     return default_random_playout(s, rng, scratch)
 
 
-_forward(
-    random_playout,
-    lambda s, rng, scratch: (getattr(kernels_for(s), "random_playout", default_random_playout), (s, rng, scratch)),
-)
+@overload(random_playout)
+def _random_playout(s, rng, scratch):
+    target = getattr(kernels_for(s), "random_playout", default_random_playout)
+    return lambda s, rng, scratch: target(s, rng, scratch)
 
 
 @kernel

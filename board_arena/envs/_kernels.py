@@ -11,8 +11,8 @@ generator per slot); ``moves`` int64 scratch of ``MAX_MOVES``; the action tables
 from __future__ import annotations
 
 from board_arena.engines import contract
-from board_arena.engines._jit import kernel, rng_below
 from board_arena.engines.actions import write_action_mask
+from board_arena.kernels import kernel, rng_below
 
 
 @kernel

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from board_arena import engines
-from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.game import Game
 from board_arena.envs._kernels import (
     _afterstates,
@@ -32,6 +31,7 @@ from board_arena.envs._kernels import (
     _reset_all,
     _step_all,
 )
+from board_arena.kernels import rng_from_seed
 
 __all__ = ["BatchedEnv", "IllegalActionError", "NotAnActionError", "as_action", "OBS_LOW", "OBS_HIGH"]
 

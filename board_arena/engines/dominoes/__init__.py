@@ -41,9 +41,9 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.dominoes import kernels
 from board_arena.engines.game import Game, Param, State, VariantError, wrap_paragraphs
+from board_arena.kernels import rng_from_seed
 
 _MOVE = re.compile(
     r"^\s*\[?\s*(\d)\s*[-:|/ ]?\s*(\d)\s*\]?\s*(l|r|left|right)?\s*$",

@@ -64,20 +64,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from board_arena.engines._jit import (
-    kernel,
-    lowest_bit_index,
-    mix64,
-    popcount,
-    rng_below,
-    rng_uniform,
-)
 from board_arena.engines.contract import (
     FIRST_GAME_REASON,
     LEGAL,
     REASON_GAME_OVER,
     REASON_NOT_A_MOVE,
     state_dtype,
+)
+from board_arena.kernels import (
+    kernel,
+    lowest_bit_index,
+    mix64,
+    popcount,
+    rng_below,
+    rng_uniform,
 )
 
 MAX_PIPS = 9
@@ -579,7 +579,7 @@ _CLASS = np.dtype(
 )
 
 
-@kernel(inline="never")
+@kernel
 def _replay(view, events, slots, items):
     """Replays the public history of ``view`` from its viewer's side and writes the opponent's
     draws and passes (``events[:n_events]``: ply, mask), the opponent's draws
@@ -644,7 +644,7 @@ def _replay(view, events, slots, items):
     return n_events, n_bins, n_items, viewer_drew, played
 
 
-@kernel(inline="never")
+@kernel
 def _allow(events, n_events, slots, n_bins, candidates, low_tiles, viewer_led):
     """Each slot's allowed tiles (``slots[j]["allowed"]``, ``["size"]``, j in 0..n_bins): the
     ``candidates`` (uint64 set) not shown absent at an event after the slot's draw (slot 0: at
@@ -664,7 +664,7 @@ def _allow(events, n_events, slots, n_bins, candidates, low_tiles, viewer_led):
         slots[j]["size"] = popcount(slots[j]["allowed"])
 
 
-@kernel(inline="never")
+@kernel
 def _place_items(items, n_items, events, n_events, slots, n_bins, top, viewer_led):
     """Each item's window of bins (``items[p]["lo"]..["hi"]``), whether slot 0 may hold it
     (``["in_zero"]``) and whether it is above the viewer's greatest dealt tile ``top``
@@ -703,7 +703,7 @@ def _place_items(items, n_items, events, n_events, slots, n_bins, top, viewer_le
     return True, fixed_zero, fixed_high
 
 
-@kernel(inline="never")
+@kernel
 def _classify(items, n_items, classes, slots):
     """Sorts the items with bins (``hi`` > 0) into classes of interchangeable ones (same ``lo``,
     slot 0 allowed, above the viewer's greatest tile: ``items[p]["cls"]``, -1 for the others)
@@ -756,7 +756,7 @@ def _count_of(state, classes, c):
     return np.int64((state & classes[c]["field"]) >> np.uint64(classes[c]["off"]))
 
 
-@kernel(inline="never")
+@kernel
 def _forward(slots, n_bins, classes, n_cls, free_base):
     """The DP over the bins from last to first. A state (uint64) packs the counts of the items
     that have arrived (their window ends at or after the bin) and are not placed yet, per class;
@@ -851,7 +851,7 @@ def _pending_items(state, classes, n_cls):
     return n
 
 
-@kernel(inline="never")
+@kernel
 def _weigh_slot_zero(keys, weights, slots, classes, n_cls, h, fixed_zero, must_hold_high, high_fields, low_tiles):
     """Multiplies the weight of each state after bin 1 by the ways to fill slot 0, and returns
     the total: the state's pending items join the ``fixed_zero`` ones in the dealt hand of ``h``
@@ -888,7 +888,7 @@ def _draw_index(rng, weights, start, end, total):
     return chosen
 
 
-@kernel(inline="never")
+@kernel
 def _sample_bins(rng, keys, weights, slots, n_bins, classes, n_cls, free_base, total):
     """Backward sampling through the DP of :func:`_forward`: a final state with its weight (of
     ``total``), then bins 1..D in order, each bin's content (``slots[j]["cls"]``: a class, -1 an
@@ -939,7 +939,7 @@ def _sample_bins(rng, keys, weights, slots, n_bins, classes, n_cls, free_base, t
     return zero_pending
 
 
-@kernel(inline="never")
+@kernel
 def _sample_items(rng, slots, n_bins, items, n_items):
     """Which item of its class each bin holding one gets (``slots[j]["item"]``, -1: none): from
     the last bin down, uniformly among the class's items that have arrived (``hi`` >= j) and
@@ -976,7 +976,7 @@ def _draw_tiles(rng, pool, n):
     return picked
 
 
-@kernel(inline="never")
+@kernel
 def _worlds(view, rng, world, sample):
     """The exact sampler and counter behind ``sample_world`` and ``count_worlds``.
 
@@ -1104,7 +1104,7 @@ def _worlds(view, rng, world, sample):
 MAX_REJECTIONS = 10_000
 
 
-@kernel(inline="never")
+@kernel
 def sample_world(view, rng, world):
     """Writes into ``world`` a true state drawn uniformly from the deals consistent with ``view``
     and its public history; False if there is none. rng: uint64[1].
@@ -1121,7 +1121,7 @@ def sample_world(view, rng, world):
     return False
 
 
-@kernel(inline="never")
+@kernel
 def _replays_as_seen(world):
     """Whether the deal of ``world`` plays its history without the game ending before its last
     move, and ends (or not) as ``world`` says."""

@@ -39,7 +39,6 @@ from typing import Any, ClassVar, Sequence
 
 import numpy as np
 
-from board_arena.engines._jit import rng_from_seed
 from board_arena.engines.game import (
     Game,
     IllegalMoveError,
@@ -49,6 +48,7 @@ from board_arena.engines.game import (
 )
 from board_arena.engines.konane import kernels
 from board_arena.engines.style import Style
+from board_arena.kernels import rng_from_seed
 
 _FILES = "abcdefgh"
 _BLACK_SIGNS = frozenset("bBx●⚫")

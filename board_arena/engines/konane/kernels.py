@@ -45,19 +45,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from board_arena.engines._jit import (
-    kernel,
-    lowest_bit_index,
-    mix64,
-    popcount,
-    rng_below,
-)
 from board_arena.engines.contract import (
     FIRST_GAME_REASON,
     LEGAL,
     REASON_GAME_OVER,
     REASON_NOT_A_MOVE,
     state_dtype,
+)
+from board_arena.kernels import (
+    kernel,
+    lowest_bit_index,
+    mix64,
+    popcount,
+    rng_below,
 )
 
 MIN_SIZE = 4

@@ -44,7 +44,6 @@ import numpy as np
 
 from board_arena.commandline import OneLineParser
 from board_arena.engines import datafile
-from board_arena.engines._jit import kernel
 from board_arena.engines.mancala import kernels
 from board_arena.engines.mancala.kernels import (
     CAPTURE_KALAH,
@@ -55,6 +54,7 @@ from board_arena.engines.mancala.kernels import (
     level_offset,
     rank_position,
 )
+from board_arena.kernels import kernel
 
 __all__ = ["build", "load", "read", "check", "cache_dir", "database_path", "database_size", "available_sizes", "UNKNOWN",
            "MAX_BUILD_POSITIONS", "DatabaseError", "FORMAT_VERSION", "main"]

@@ -23,7 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from board_arena.engines._jit import (
+from board_arena.engines.contract import (
+    FIRST_GAME_REASON,
+    LEGAL,
+    NO_ENDGAME_VALUE,
+    REASON_GAME_OVER,
+    REASON_NOT_A_MOVE,
+    state_dtype,
+)
+from board_arena.kernels import (
     FAST_PDEP,
     bits_below,
     kernel,
@@ -33,14 +41,6 @@ from board_arena.engines._jit import (
     popcount,
     rng_below,
     rng_step,
-)
-from board_arena.engines.contract import (
-    FIRST_GAME_REASON,
-    LEGAL,
-    NO_ENDGAME_VALUE,
-    REASON_GAME_OVER,
-    REASON_NOT_A_MOVE,
-    state_dtype,
 )
 
 MAX_PITS = 8

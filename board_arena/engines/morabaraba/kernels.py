@@ -31,16 +31,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from board_arena.engines._jit import (
-    bits_below,
-    kernel,
-    lowest_bit_index,
-    mix64,
-    nth_set_bit,
-    popcount,
-    rng_below,
-    rng_step,
-)
 from board_arena.engines.contract import (
     FIRST_GAME_REASON,
     LEGAL,
@@ -66,6 +56,16 @@ from board_arena.engines.morabaraba.board import (
     RING_POINTS,
     TO_LAYOUT,
     TO_RINGS,
+)
+from board_arena.kernels import (
+    bits_below,
+    kernel,
+    lowest_bit_index,
+    mix64,
+    nth_set_bit,
+    popcount,
+    rng_below,
+    rng_step,
 )
 
 PLACE = 24  # the ``frm`` of a placement

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from board_arena.engines._jit import kernel, mix64
 from board_arena.engines.contract import (
     FIRST_GAME_REASON,
     LEGAL,
@@ -25,6 +24,7 @@ from board_arena.engines.contract import (
     REASON_NOT_A_MOVE,
     state_dtype,
 )
+from board_arena.kernels import kernel, mix64
 
 CELLS = 9
 MAX_MOVES = CELLS
