@@ -108,12 +108,14 @@ the view after it, which ``greedy`` evaluates.
 
 from __future__ import annotations
 
+import inspect
 from types import ModuleType
 from typing import Any, Callable, Iterable
 
 import numba
 import numpy as np
-from numba.extending import overload
+from numba import types
+from numba.extending import lower_builtin, overload, type_callable
 
 from board_arena.kernels import kernel, rng_below
 from board_arena.kernels.cache import register_state_module
@@ -250,12 +252,13 @@ def kernels_for(state_or_dtype: Any) -> ModuleType:
     return module
 
 
-# Each contract function is a Python function (what runs under NUMBA_DISABLE_JIT=1) with a numba
-# overload that resolves the call, at compile time, to the game's own kernel picked from the state's
-# record type: compiled code calls the game's kernel directly, with no run-time dispatch. Where the
-# contract has a default, the overload picks a kernel of this module or a constant of the game.
-# Integer arguments are passed on as int64, so that a game's kernel is compiled once, not once per
-# int type of its callers.
+# Each contract function is a Python function (what runs under NUMBA_DISABLE_JIT=1) that compiled
+# code calls as the game's own kernel, picked at compile time from the state's record type: the
+# call site is typed as a call of the game's kernel and lowered as one (numba.extending's
+# type_callable and lower_builtin), so there is no function in between, whose arguments numba
+# would reference-count at every call. Where the contract has a default, it is a kernel of this
+# module or a constant of the game, picked the same way. Integer arguments are passed on as
+# int64, so that a game's kernel is compiled once, not once per int type of its callers.
 
 
 class _Constant:
@@ -268,37 +271,45 @@ class _Constant:
         self.value = value
 
 
-def _forward(function: Any, choose: Callable[..., Any]) -> None:
-    """Registers the overload of a one-argument contract ``function``: ``choose(state type)``
-    gives the kernel that a call runs, or a :class:`_Constant` whose value the call is."""
+def _forward(function: Any, choose: Callable[..., Any], widened: tuple[int, ...] = ()) -> None:
+    """Compiles a call of ``function`` inside a kernel to a direct call of the kernel that
+    ``choose(*argument types)`` returns, the arguments at the positions ``widened`` converted to
+    int64; where ``choose`` returns a :class:`_Constant`, the call is its value."""
 
-    @overload(function)
-    def implementation(s):
-        chosen = choose(s)
+    @type_callable(function)
+    def typing(context):
+        def typer(*args):
+            args = tuple(types.unliteral(a) for a in args)
+            chosen = choose(*args)
+            if isinstance(chosen, _Constant):
+                return numba.typeof(chosen.value)(*args)
+            called = tuple(types.int64 if i in widened else a for i, a in enumerate(args))
+            return context.resolve_function_type(context.resolve_value_type(chosen), called, {})
+
+        # numba reads the parameters of a call from the typer's signature: the function's own.
+        typer.__signature__ = inspect.signature(function).replace(return_annotation=inspect.Signature.empty)  # type: ignore[attr-defined]
+        return typer
+
+    @lower_builtin(function, types.VarArg(types.Any))
+    def lowering(context, builder, signature, args):
+        chosen = choose(*signature.args)
         if isinstance(chosen, _Constant):
-            value = chosen.value
-            return lambda s: value
-        return lambda s: chosen(s)
+            return context.get_constant_generic(builder, signature.return_type, chosen.value)
+        kernel_type = context.typing_context.resolve_value_type(chosen)
+        return context.get_function(kernel_type, signature)(builder, args)
+
+
+def _game_kernel(name: str) -> Callable[..., Any]:
+    """A ``choose`` for :func:`_forward`: the game's kernel ``name``."""
+    return lambda s, *rest: getattr(kernels_for(s), name)
 
 
 def legal_moves(s: Record, out: np.ndarray) -> int:
     return kernels_for(s).legal_moves(s, out)
 
 
-@overload(legal_moves)
-def _legal_moves(s, out):
-    target = kernels_for(s).legal_moves
-    return lambda s, out: target(s, out)
-
-
 def apply_move(s: Record, move: int) -> None:
     return kernels_for(s).apply_move(s, move)
-
-
-@overload(apply_move)
-def _apply_move(s, move):
-    target = kernels_for(s).apply_move
-    return lambda s, move: target(s, np.int64(move))
 
 
 def is_terminal(s: Record) -> bool:
@@ -325,58 +336,32 @@ def state_hash(s: Record) -> int:
     return kernels_for(s).state_hash(s)
 
 
-for _function in (is_terminal, current_player, outcome, score, heuristic, state_hash):
-    _forward(_function, lambda s, name=_function.__name__: getattr(kernels_for(s), name))
-
-
 def illegal_reason(s: Record, move: int) -> int:
     return kernels_for(s).illegal_reason(s, move)
-
-
-@overload(illegal_reason)
-def _illegal_reason(s, move):
-    target = kernels_for(s).illegal_reason
-    return lambda s, move: target(s, np.int64(move))
 
 
 def observe(s: Record, player: int, view: Record) -> None:
     return kernels_for(s).observe(s, player, view)
 
 
-@overload(observe)
-def _observe(s, player, view):
-    target = kernels_for(s).observe
-    return lambda s, player, view: target(s, np.int64(player), view)
-
-
 def sample_world(view: Record, rng: np.ndarray, world: Record) -> bool:
     return kernels_for(view).sample_world(view, rng, world)
-
-
-@overload(sample_world)
-def _sample_world(view, rng, world):
-    target = kernels_for(view).sample_world
-    return lambda view, rng, world: target(view, rng, world)
 
 
 def write_observation(s: Record, player: int, out: np.ndarray) -> None:
     return kernels_for(s).write_observation(s, player, out)
 
 
-@overload(write_observation)
-def _write_observation(s, player, out):
-    target = kernels_for(s).write_observation
-    return lambda s, player, out: target(s, np.int64(player), out)
-
-
 def redraw_start(s: Record, rng: np.ndarray, code: int) -> None:
     return kernels_for(s).redraw_start(s, rng, code)
 
 
-@overload(redraw_start)
-def _redraw_start(s, rng, code):
-    target = kernels_for(s).redraw_start
-    return lambda s, rng, code: target(s, rng, np.int64(code))
+for _function, _widened in (
+    (legal_moves, ()), (apply_move, (1,)), (is_terminal, ()), (current_player, ()), (outcome, ()), (score, ()),
+    (heuristic, ()), (state_hash, ()), (illegal_reason, (1,)), (observe, (1,)), (sample_world, ()),
+    (write_observation, (1,)), (redraw_start, (2,)),
+):
+    _forward(_function, _game_kernel(_function.__name__), _widened)
 
 
 def random_legal_move(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
@@ -392,10 +377,7 @@ def _listed_random_move(s, rng, scratch):
     return scratch[rng_below(rng, legal_moves(s, scratch))]
 
 
-@overload(random_legal_move)
-def _random_legal_move(s, rng, scratch):
-    target = getattr(kernels_for(s), "random_legal_move", _listed_random_move)
-    return lambda s, rng, scratch: target(s, rng, scratch)
+_forward(random_legal_move, lambda s, rng, scratch: getattr(kernels_for(s), "random_legal_move", _listed_random_move))
 
 
 def max_moves(s: Record) -> int:
@@ -489,13 +471,7 @@ def _endgame_value(s, db, k):
     return module.endgame_value if hasattr(module, "endgame_value") else _Constant(NO_ENDGAME_VALUE)
 
 
-@overload(endgame_value)
-def _endgame_value_overload(s, db, k):
-    chosen = _endgame_value(s, db, k)
-    if isinstance(chosen, _Constant):
-        value = chosen.value
-        return lambda s, db, k: value
-    return lambda s, db, k: chosen(s, db, np.int64(k))
+_forward(endgame_value, _endgame_value, (2,))
 
 
 def new_states(s: Record, n: int) -> np.ndarray:
@@ -520,7 +496,7 @@ def value_for(s, player):
     return v if player == 0 else -v
 
 
-@kernel
+@kernel(inline="always")
 def default_random_playout(s, rng, scratch):
     """The contract's default ``random_playout``: ``random_legal_move`` and ``apply_move`` from
     ``s`` (in place) to the end; returns the plies played. A game's own ``random_playout`` must
@@ -544,10 +520,7 @@ def random_playout(s: Record, rng: np.ndarray, scratch: np.ndarray) -> int:
     return default_random_playout(s, rng, scratch)
 
 
-@overload(random_playout)
-def _random_playout(s, rng, scratch):
-    target = getattr(kernels_for(s), "random_playout", default_random_playout)
-    return lambda s, rng, scratch: target(s, rng, scratch)
+_forward(random_playout, lambda s, rng, scratch: getattr(kernels_for(s), "random_playout", default_random_playout))
 
 
 @kernel

@@ -284,7 +284,7 @@ REASON_EQUAL_ENDS_ONE_MOVE = FIRST_GAME_REASON + 7  # both ends show one number:
 REASON_NO_MATCH = FIRST_GAME_REASON + 8  # the tile does not show the number at that end
 
 
-@kernel
+@kernel(inline="always")
 def illegal_reason(s, move):
     """Why ``move`` is not legal in ``s``: ``LEGAL``, a code of ``engines.contract`` or one of the
     ``REASON_*`` codes above (the same rules as ``legal_moves``)."""
@@ -377,7 +377,7 @@ def current_player(s):
     return np.int64(s["to_move"])
 
 
-@kernel
+@kernel(inline="always")
 def outcome(s):
     """Fewer tiles wins (an empty hand is the fewest): player 0's result."""
     c0 = s["counts"][0]
@@ -399,13 +399,13 @@ def pips(s, hand):
     return total
 
 
-@kernel
+@kernel(inline="always")
 def score(s):
     """Player 0's pip margin: pips left in player 1's hand minus pips left in player 0's."""
     return np.int64(pips(s, s["hands"][1]) - pips(s, s["hands"][0]))
 
 
-@kernel
+@kernel(inline="always")
 def heuristic(s):
     """Tile-count margin, pip margin as the tie-break, scaled strictly inside (-1, 1)."""
     c0 = np.int64(s["counts"][0])
@@ -416,7 +416,7 @@ def heuristic(s):
     return (c1 - c0 + (p1 - p0) / (p0 + p1 + 1.0)) / (c0 + c1 + 2.0)
 
 
-@kernel
+@kernel(inline="always")
 def state_hash(s):
     """Hands, ends, turn, pass count, the boneyard still to draw (in order) and the variant.
 
@@ -479,7 +479,7 @@ def copy_state(src, dst):
         dst["_pad"][k] = src["_pad"][k]
 
 
-@kernel
+@kernel(inline="always")
 def observe(s, player, view):
     """Writes into ``view`` what ``player`` may know of the true state ``s``: the opponent's hand
     and dealt hand cleared (the hand is shown once the game is over), the boneyard cleared but for
@@ -1153,7 +1153,7 @@ def count_worlds(view):
 OBSERVATION_SCALARS = 6
 
 
-@kernel
+@kernel(inline="always")
 def write_observation(s, player, out):
     """``player``'s view as ``out: float32[4 * n_tiles + 6]``, built from :func:`observe`'s view
     alone (so nothing hidden can leak): four planes over the tiles (tile ids as ranks, see the
@@ -1190,7 +1190,7 @@ def write_observation(s, player, out):
     out[4 * n + 5] = np.float32(view["passes"])
 
 
-@kernel
+@kernel(inline="always")
 def redraw_start(s, rng, code):
     """A new deal in ``s`` (a copy of a start of its variant) drawn from ``rng``; ``code`` unused."""
     init_state(s, np.int64(s["max_pips"]), np.int64(s["hand_size"]), np.int64(s["drawing"]), np.int64(s["block_rule"]), rng)

@@ -533,7 +533,7 @@ def _on_board(sq, size):
     return (sq & 7) < size and (sq >> 3) < size
 
 
-@kernel
+@kernel(inline="always")
 def illegal_reason(s, move):
     """Why ``move`` is not legal in ``s``: ``LEGAL``, a code of ``engines.contract`` or one of the
     ``REASON_*`` codes above (with the index of the failing jump above its low 8 bits)."""
@@ -644,13 +644,13 @@ def current_player(s):
     return np.int64(s["to_move"])
 
 
-@kernel
+@kernel(inline="always")
 def score(s):
     """Stones captured by black minus stones captured by white (under either scoring rule)."""
     return np.int64(s["captures"][0]) - np.int64(s["captures"][1])
 
 
-@kernel
+@kernel(inline="always")
 def outcome(s):
     """Black's result at the end: by captures, or under normal play a loss for the player to move
     (the one who cannot jump)."""
@@ -707,7 +707,7 @@ MOBILITY_WEIGHT = 0.25
 HEURISTIC_SCALE = 4.0
 
 
-@kernel
+@kernel(inline="always")
 def heuristic(s):
     """Black's view of the position in (-1, 1): x / (|x| + 4) with x the capture difference plus
     a quarter of the mobility difference (first jumps available to each player), or the mobility
@@ -723,7 +723,7 @@ def heuristic(s):
     return x / (abs(x) + HEURISTIC_SCALE)
 
 
-@kernel
+@kernel(inline="always")
 def state_hash(s):
     h = mix64(s["stones"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
     h = mix64(h ^ s["stones"][1])
@@ -774,7 +774,7 @@ def write_observation(s, player, out):
             out[5 * area + k] = margin
 
 
-@kernel
+@kernel(inline="always")
 def redraw_start(s, rng, code):
     """A new start in ``s`` (a copy of a start of its variant) with the opening ``code``
     (OPENING_*) drawn from ``rng``."""

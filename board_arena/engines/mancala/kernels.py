@@ -128,7 +128,7 @@ def legal_moves(s, out):
 REASON_EMPTY_PIT = FIRST_GAME_REASON
 
 
-@kernel
+@kernel(inline="always")
 def illegal_reason(s, move):
     """Why ``move`` is not legal in ``s`` (``LEGAL`` when it is; codes in ``engines.contract``)."""
     if s["terminal"]:
@@ -262,7 +262,7 @@ def random_legal_move(s, rng, scratch):
 STANDARD_PITS = 6
 
 
-@kernel
+@kernel(inline="always")
 def random_playout(s, rng, scratch):
     """``random_legal_move`` and ``apply_move`` to the end, move for move, with the two rows, the
     stores and the generator in registers (:func:`_playout`). The presets' loops are copies
@@ -322,13 +322,13 @@ def current_player(s):
     return np.int64(s["to_move"])
 
 
-@kernel
+@kernel(inline="always")
 def score(s):
     """South's store minus North's store."""
     return np.int64(s["stores"][0]) - np.int64(s["stores"][1])
 
 
-@kernel
+@kernel(inline="always")
 def outcome(s):
     margin = score(s)
     if margin > 0:
@@ -338,14 +338,14 @@ def outcome(s):
     return 0.0
 
 
-@kernel
+@kernel(inline="always")
 def heuristic(s):
     """Store difference over the seeds in play (strictly inside (-1, 1))."""
     total = _row_sum(s["rows"][0]) + _row_sum(s["rows"][1]) + s["stores"][0] + s["stores"][1]
     return score(s) / (total + 1.0)
 
 
-@kernel
+@kernel(inline="always")
 def state_hash(s):
     h = mix64(s["rows"][0] ^ np.uint64(0x6A09_E667_F3BC_C909))
     h = mix64(h ^ s["rows"][1])

@@ -632,7 +632,7 @@ REASON_REMILL_SHOOTS_NOTHING = FIRST_GAME_REASON + 11  # re-forms only blocked m
 REASON_NO_MILL_NO_SHOT = FIRST_GAME_REASON + 12  # forms no mill, so it shoots nothing
 
 
-@kernel
+@kernel(inline="always")
 def illegal_reason(s, move):
     """Why ``move`` is not legal in ``s``: ``LEGAL``, a code of ``engines.contract`` or one of the
     ``REASON_*`` codes above (the same rules, through the same helpers, as ``legal_moves``)."""
@@ -856,7 +856,7 @@ def apply_move(s, move):
     settle(s)
 
 
-@kernel
+@kernel(inline="always")
 def random_playout(s, rng, scratch):
     """``random_legal_move`` and ``apply_move`` to the end, move for move, with the position in
     local variables (registers) from the first ply to the last. Variants with the remill rule
@@ -940,7 +940,7 @@ def current_player(s):
     return np.int64(s["to_move"])
 
 
-@kernel
+@kernel(inline="always")
 def outcome(s):
     if s["winner"] == 0:
         return 1.0
@@ -949,7 +949,7 @@ def outcome(s):
     return 0.0
 
 
-@kernel
+@kernel(inline="always")
 def score(s):
     """White's cows minus Black's (on the board and in hand)."""
     return _total(s, 0) - _total(s, 1)
@@ -988,7 +988,7 @@ def _features(s, p, d, empty):
     return mills, open_mills, slides
 
 
-@kernel
+@kernel(inline="always")
 def heuristic(s):
     """White's prospects in (-1, 1): the cow difference (in hand included) plus smaller terms
     for mills, closable open mills and mobility, squashed by v / (|v| + 3).
@@ -1008,7 +1008,7 @@ def heuristic(s):
     return v / (abs(v) + 3.0)
 
 
-@kernel
+@kernel(inline="always")
 def state_hash(s):
     """Covers the cows, the hands, the player to move, the remill blocks and every counter that
     one of the variant's rules reads (a counter whose rule is off is left out)."""

@@ -76,7 +76,7 @@ def legal_moves(s, out):
     return n
 
 
-@kernel
+@kernel(inline="always")
 def illegal_reason(s, move):
     """``LEGAL``, a code of ``engines.contract`` or ``REASON_OCCUPIED``."""
     if s["terminal"]:
@@ -124,7 +124,7 @@ def current_player(s):
     return np.int64(s["to_move"])
 
 
-@kernel
+@kernel(inline="always")
 def outcome(s):
     if s["winner"] == 0:
         return 1.0
@@ -133,13 +133,13 @@ def outcome(s):
     return 0.0
 
 
-@kernel
+@kernel(inline="always")
 def score(s):
     """X's margin: 1 for a win, -1 for a loss, 0 otherwise."""
     return np.int64(outcome(s))
 
 
-@kernel
+@kernel(inline="always")
 def heuristic(s):
     """X's prospects in (-1, 1): lines still open to X (no O in them) minus those open to O,
     weighted by the marks already in them, squashed by v / (|v| + 4)."""
@@ -160,7 +160,7 @@ def heuristic(s):
     return v / (abs(v) + 4.0)
 
 
-@kernel
+@kernel(inline="always")
 def state_hash(s):
     h = np.uint64(0x9E37_79B9_7F4A_7C15)
     for c in range(CELLS):
