@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from board_arena import arena  # noqa: E402
-from board_arena.arena.settings import split_agent_list  # noqa: E402
+from board_arena.arena.tournament.settings import split_agent_list  # noqa: E402
 from board_arena.commandline import OneLineParser, positive_int, run_script  # noqa: E402
 
 
@@ -85,7 +85,7 @@ def main(argv=None) -> None:
     for repeat in range(args.repeats):
         for key in keys:
             backend, concurrency, log = key
-            os.environ["ARENA_MOVE_LOG"] = "1" if log else "0"  # read by every local game (arena.movelog)
+            os.environ["ARENA_MOVE_LOG"] = "1" if log else "0"  # read by every local game (arena.tournament.movelog)
             out = f"{scratch.name}/{backend}-{concurrency}-log-{log}-{repeat}"
             start, start_cpu = time.perf_counter(), cpu_seconds()
             runs[key] = arena.run_tournament(settings, out, concurrency, progress=False, cluster="ray" if backend == "ray" else None)

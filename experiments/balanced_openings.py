@@ -42,8 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from board_arena import engines  # noqa: E402
-from board_arena.arena.openings import MAX_RANDOM_PLIES, Openings  # noqa: E402
-from board_arena.arena.settings import derive_seed, parse_game_spec  # noqa: E402
+from board_arena.arena.tournament.openings import MAX_RANDOM_PLIES, Openings  # noqa: E402
+from board_arena.arena.tournament.settings import derive_seed, parse_game_spec  # noqa: E402
 from board_arena.commandline import OneLineParser, script_status  # noqa: E402
 from board_arena.engines import contract  # noqa: E402
 

@@ -34,7 +34,7 @@ from board_arena import (
     agents,  # noqa: E402
     engines,  # noqa: E402
 )
-from board_arena.arena.settings import derive_seed, split_agent_list  # noqa: E402
+from board_arena.arena.tournament.settings import derive_seed, split_agent_list  # noqa: E402
 from board_arena.commandline import OneLineParser, positive_int, run_script
 
 CHEAP = ("random", "greedy")

@@ -56,8 +56,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from board_arena import agents, arena, engines  # noqa: E402
 from board_arena.agents.plugins import load_plugins  # noqa: E402
-from board_arena.arena.report import score_interval  # noqa: E402
-from board_arena.arena.settings import parse_game_spec, split_agent_list  # noqa: E402
+from board_arena.arena.tournament.report import score_interval  # noqa: E402
+from board_arena.arena.tournament.settings import parse_game_spec, split_agent_list  # noqa: E402
 from board_arena.commandline import OneLineParser, script_status  # noqa: E402
 
 PLUGIN = str(Path(__file__).resolve().parent / "plugins" / "openspiel_mcts.py")
@@ -192,7 +192,7 @@ def opening_margins(run: arena.Run, path: Path, table_mb: float, cpu_seconds: fl
     solved once and kept in the JSON file ``path`` (the runs of one game at several times share
     their openings)."""
     from board_arena.agents.solver import new_solver_table, solve
-    from board_arena.arena.openings import opening_length
+    from board_arena.arena.tournament.openings import opening_length
 
     settings = run.settings
     game = settings.make_game()

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from board_arena.arena.ratings import fit_ratings
+from board_arena.arena.statistics.ratings import fit_ratings
 from board_arena.commandline import OneLineParser, positive_int, run_script
 
 #: name: (true ratings, games per pairing)

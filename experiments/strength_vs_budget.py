@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from board_arena import arena  # noqa: E402
-from board_arena.arena.report import format_report  # noqa: E402
+from board_arena.arena.tournament.report import format_report  # noqa: E402
 from board_arena.commandline import OneLineParser, int_list, positive_int, run_script  # noqa: E402
 
 

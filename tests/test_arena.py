@@ -13,8 +13,8 @@ import pytest
 
 from board_arena import agents, arena
 from board_arena.arena.cli import main
-from board_arena.arena.ratings import fit_ratings
-from board_arena.arena.settings import TournamentSettings, split_agent_list
+from board_arena.arena.statistics.ratings import fit_ratings
+from board_arena.arena.tournament.settings import TournamentSettings, split_agent_list
 
 CHEAP = ["random", "greedy", "mcts:iterations=50"]
 
@@ -370,7 +370,7 @@ def test_a_database_of_another_version_is_refused(tmp_path, capsys):
 
 
 def test_pairing_score_intervals():
-    from board_arena.arena.report import score_interval
+    from board_arena.arena.tournament.report import score_interval
 
     mean, low, high = score_interval([1.0, 0.0] * 50)
     assert mean == 0.5 and low == pytest.approx(1 - high) and 0.09 < high - 0.5 < 0.1
@@ -388,7 +388,7 @@ def test_games_stopped_by_a_ply_cap_are_counted_apart(tmp_path):
     run = arena.run_tournament(settings, str(tmp_path / "run"), concurrency=1, progress=False)
     assert [g.end_reason for g in run.games] == ["ply cap", "ply cap"]
     assert all(g.result == 0.0 and g.plies == 20 for g in run.games)
-    from board_arena.arena.report import format_report
+    from board_arena.arena.tournament.report import format_report
 
     assert "2 x ply cap" in format_report(run.settings, run.games, run.ratings())
 

@@ -1,4 +1,4 @@
-"""Time controls (``--tc``, arena.clock): the syntax and its errors, the clocks of a game, the
+"""Time controls (``--tc``, arena.tournament.clock): the syntax and its errors, the clocks of a game, the
 budget an agent takes from its clock (agents.Agent.time_budget), games lost on time, and runs
 under a clock that reproduce, resume and verify."""
 
@@ -10,10 +10,14 @@ from board_arena import agents
 from board_arena.agents import Agent, Limit, SearchInfo
 from board_arena.arena import TournamentSettings, load_run, run_tournament
 from board_arena.arena.cli import main
-from board_arena.arena.clock import GameClock, TimeControl, parse_time_control
-from board_arena.arena.export import export_run, read_records
-from board_arena.arena.verify import verify_run
-from board_arena.arena.worker import GamePlayer
+from board_arena.arena.tournament.clock import (
+    GameClock,
+    TimeControl,
+    parse_time_control,
+)
+from board_arena.arena.tournament.export import export_run, read_records
+from board_arena.arena.tournament.verify import verify_run
+from board_arena.arena.tournament.worker import GamePlayer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAULTY = os.path.join(ROOT, "tests", "plugins", "faulty_agents.py")
@@ -215,8 +219,8 @@ def test_settings_without_a_clock_store_and_name_their_folder_as_before():
 
 
 def test_the_report_counts_the_ends_by_kind_and_agent_and_lists_the_most_frequent_reasons():
-    from board_arena.arena.report import MAX_END_REASONS, format_end_reasons
-    from board_arena.arena.store import GameResult
+    from board_arena.arena.tournament.report import MAX_END_REASONS, format_end_reasons
+    from board_arena.arena.tournament.store import GameResult
 
     def game(i, end_reason, players=("a", "b")):
         return GameResult(i, *players, *players, 0, 0, 0, [], 0.0, 0, 0, 0.0, 0.0, 0, 0, end_reason=end_reason)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from board_arena.arena.store import RunLock
+from board_arena.arena.tournament.store import RunLock
 
 pytestmark = pytest.mark.slow  # a system test (runs interrupted and killed in subprocesses): python -m pytest -m "not slow" leaves it out
 

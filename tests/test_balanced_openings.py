@@ -13,7 +13,7 @@ import pytest
 
 from board_arena import arena, engines
 from board_arena.agents.solver import solve
-from board_arena.arena.openings import Openings
+from board_arena.arena.tournament.openings import Openings
 
 SCRIPT = Path(__file__).resolve().parent.parent / "experiments" / "balanced_openings.py"
 GAME = "kalah:pits=3,seeds=3"

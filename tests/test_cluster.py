@@ -1,4 +1,4 @@
-"""The Ray backend (arena.cluster): the same games as the process pool, workers and nodes that die
+"""The Ray backend (arena.tournament.cluster): the same games as the process pool, workers and nodes that die
 mid-run, and one-line errors for bad or unreachable clusters. Runs on a Ray instance started here
 and on a multi-node cluster simulated on this machine (``ray.cluster_utils.Cluster``)."""
 
@@ -15,7 +15,7 @@ import pytest
 import ray
 
 from board_arena import arena
-from board_arena.arena.cluster import RayPool, parse_cluster
+from board_arena.arena.tournament.cluster import RayPool, parse_cluster
 
 pytestmark = pytest.mark.slow  # a system test (Ray: a Ray instance, actors, a simulated cluster): python -m pytest -m "not slow" leaves it out
 
@@ -195,7 +195,7 @@ def test_a_local_ray_instance_listens_on_this_machine_only(tmp_path):
     script = """
 import json, psutil
 from board_arena import arena
-from board_arena.arena.cluster import RayPool
+from board_arena.arena.tournament.cluster import RayPool
 settings = arena.TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2)
 with RayPool(settings, 1, where="ray") as pool:
     results = list(pool.play(settings.schedule()))

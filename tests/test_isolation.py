@@ -1,4 +1,4 @@
-"""Agents isolated as engine testers isolate engines (arena.pool, isolation): an agent that
+"""Agents isolated as engine testers isolate engines (arena.tournament.pool, isolation): an agent that
 crashes its worker process, raises or hangs loses that game with the reason recorded, the worker
 is replaced, and the tournament plays every other game."""
 

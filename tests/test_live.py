@@ -1,4 +1,4 @@
-"""A run's games in progress, published in ``live/`` of its folder (``arena.live``) for
+"""A run's games in progress, published in ``live/`` of its folder (``arena.tournament.live``) for
 ``arena serve``: what a player writes and when, what a reader sees, and that a run leaves
 nothing behind."""
 
@@ -9,10 +9,10 @@ import os
 import subprocess
 import sys
 
-from board_arena.arena import live
-from board_arena.arena.live import LiveRun, LiveWriter, read_live
-from board_arena.arena.settings import TournamentSettings
-from board_arena.arena.tournament import run_tournament
+from board_arena.arena.tournament import live
+from board_arena.arena.tournament.live import LiveRun, LiveWriter, read_live
+from board_arena.arena.tournament.run import run_tournament
+from board_arena.arena.tournament.settings import TournamentSettings
 
 
 def published(writer: LiveWriter) -> dict:

@@ -95,7 +95,7 @@ def test_arena_run_with_the_plugin_plays_on_two_worker_processes(tmp_path):
 def test_spawned_workers_load_the_game_from_the_plugin(tmp_path, monkeypatch):
     import multiprocessing
 
-    from board_arena.arena import pool
+    from board_arena.arena.tournament import pool
 
     monkeypatch.setattr(pool, "_context", lambda: multiprocessing.get_context("spawn"))
     settings = TournamentSettings.create("tictactoe", ["greedy", "random"], games=4, plugins=[PLUGIN])

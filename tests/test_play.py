@@ -153,8 +153,8 @@ class FakeTime:
         return self.entries.pop(0)
 
     def session(self, tmp_path, tc, human_seat=0):
-        from board_arena.arena.clock import parse_time_control
-        from board_arena.arena.play import PlaySession
+        from board_arena.arena.terminal import PlaySession
+        from board_arena.arena.tournament.clock import parse_time_control
         from board_arena.engines.style import Style
 
         out = []

@@ -1,4 +1,4 @@
-"""The worker-pool scheduler that every backend shares (arena.pool.WorkerPool), driven through a
+"""The worker-pool scheduler that every backend shares (arena.tournament.pool.WorkerPool), driven through a
 backend written in a few lines in this test: workers that live in this process and die when the
 script says. Batching, in-flight accounting, retry, giving up and stopping are the scheduler's,
 so what holds here holds for the process pool and Ray (their own tests kill real workers)."""
@@ -8,7 +8,7 @@ from collections import deque
 import pytest
 
 from board_arena.arena import TournamentSettings, make_pool
-from board_arena.arena.pool import (
+from board_arena.arena.tournament.pool import (
     BatchDone,
     InlinePool,
     ProcessPool,
@@ -16,7 +16,7 @@ from board_arena.arena.pool import (
     WorkerLost,
     WorkerPool,
 )
-from board_arena.arena.worker import GamePlayer
+from board_arena.arena.tournament.worker import GamePlayer
 
 TINY = "kalah:pits=3,seeds=2"
 

@@ -12,11 +12,11 @@ from matplotlib.figure import Figure
 
 from board_arena import arena, engines
 from board_arena.arena.cli import main
-from board_arena.arena.export import read_records
-from board_arena.arena.movelog import MOVE_COLUMNS, SEARCH_FIELDS
-from board_arena.arena.plots import plot_elo, plot_history, plot_scores
-from board_arena.arena.settings import TournamentSettings
-from board_arena.arena.store import DB_NAME
+from board_arena.arena.tournament.export import read_records
+from board_arena.arena.tournament.movelog import MOVE_COLUMNS, SEARCH_FIELDS
+from board_arena.arena.tournament.plots import plot_elo, plot_history, plot_scores
+from board_arena.arena.tournament.settings import TournamentSettings
+from board_arena.arena.tournament.store import DB_NAME
 
 AGENTS = ["random", "greedy", "mcts:iterations=40", "alphabeta:depth=2"]
 
@@ -82,7 +82,7 @@ def test_the_moves_view_agrees_with_run_moves(played):
 
 
 def test_logs_are_complete_after_an_interrupted_and_a_grown_run(tmp_path, monkeypatch):
-    monkeypatch.setattr("board_arena.arena.tournament.COMMIT_SECONDS", 0.0)  # each game committed alone: the stop comes between
+    monkeypatch.setattr("board_arena.arena.tournament.run.COMMIT_SECONDS", 0.0)  # each game committed alone: the stop comes between
     settings = small_settings(games=4)
     folder = str(tmp_path / "run")
     arena.run_tournament(small_settings(games=2), folder, concurrency=1, progress=False)  # then grown
@@ -177,7 +177,7 @@ def test_export_round_trip(played, tmp_path):
 
 
 def test_export_escapes_tag_values(tmp_path):
-    from board_arena.arena.export import format_game, parse_records
+    from board_arena.arena.tournament.export import format_game, parse_records
 
     g = arena.GameResult(7, "a", 'b "quoted" \\ x', "a", "b", 1, 2, 3, ["a", "b"], -1.0, -2, 2, 0.0, 0.0, 1, 1, "error: \"x\"\nline")
     text = format_game(g, "kalah", "pits=3")
@@ -270,7 +270,7 @@ def test_replay_shows_each_moves_search(played):
 
 
 def test_play_records_the_agents_searches(tmp_path):
-    from board_arena.arena.play import PlaySession
+    from board_arena.arena.terminal import PlaySession
     from board_arena.engines.style import Style
 
     game = engines.make("kalah", pits=3, seeds=2)

@@ -11,8 +11,7 @@ import pytest
 from board_arena import agents, engines
 from board_arena.arena import TournamentSettings, run_tournament
 from board_arena.arena.cli import main
-from board_arena.arena.openings import Openings, opening_length
-from board_arena.arena.sprt import (
+from board_arena.arena.statistics.sprt import (
     Sprt,
     SprtWatch,
     elo_to_score,
@@ -20,6 +19,7 @@ from board_arena.arena.sprt import (
     pair_stats,
     pentanomial,
 )
+from board_arena.arena.tournament.openings import Openings, opening_length
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCORE_GREEDY = os.path.join(ROOT, "experiments", "plugins", "score_greedy.py")
@@ -275,7 +275,7 @@ def test_openings_from_a_file_with_export_style_tags(tmp_path, capsys):
     assert main(args) == 0
     report = capsys.readouterr().out
     assert "2 sequences of 1-2 plies from openings.txt" in report and "repeat an earlier game" in report
-    from board_arena.arena.tournament import load_run
+    from board_arena.arena.tournament.run import load_run
 
     run = load_run(out)
     assert [g.moves[:2] for g in run.games[:2]] == [names[:2]] * 2  # pair 0: line 1, cut to 2 plies
@@ -345,7 +345,7 @@ def test_a_pure_python_plugin_agent_plays_a_tournament_on_two_workers_and_play_g
 def test_spawned_workers_load_the_plugins_too(tmp_path, monkeypatch):
     import multiprocessing
 
-    from board_arena.arena import pool
+    from board_arena.arena.tournament import pool
 
     monkeypatch.setattr(pool, "_context", lambda: multiprocessing.get_context("spawn"))
     settings = TournamentSettings.create(TINY, ["score-greedy", "random"], games=4, plugins=[SCORE_GREEDY])

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from board_arena import agents, arena
 from board_arena.arena.cli import main
-from board_arena.arena.report import write_report
+from board_arena.arena.tournament.report import write_report
 
 TINY = "kalah:pits=3,seeds=2"
 

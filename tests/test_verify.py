@@ -1,4 +1,4 @@
-"""Stored games prove themselves (arena.verify): a record edited after it was stored (a move, the
+"""Stored games prove themselves (arena.tournament.verify): a record edited after it was stored (a move, the
 result, the score, a seed, the plies, a seat) or written wrong is named by id with what is wrong
 by ``arena report``, ``arena export``, a resumed ``arena run`` and ``arena verify``; it is left
 out of the ratings with ``--skip-invalid`` and refused (status 2, nothing written) without; a
@@ -15,10 +15,10 @@ import pytest
 
 from board_arena import agents, arena, engines
 from board_arena.arena.cli import main
-from board_arena.arena.settings import TournamentSettings
-from board_arena.arena.store import DB_NAME, GameResult, RunStore
-from board_arena.arena.verify import failed_seat, verify_games
-from board_arena.arena.worker import GamePlayer
+from board_arena.arena.tournament.settings import TournamentSettings
+from board_arena.arena.tournament.store import DB_NAME, GameResult, RunStore
+from board_arena.arena.tournament.verify import failed_seat, verify_games
+from board_arena.arena.tournament.worker import GamePlayer
 
 GAME = "kalah:pits=3,seeds=2"
 AGENTS = "random,greedy"

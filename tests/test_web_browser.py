@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from board_arena.arena.plots import write_plots
-from board_arena.arena.settings import TournamentSettings
-from board_arena.arena.tournament import run_tournament
+from board_arena.arena.tournament.plots import write_plots
+from board_arena.arena.tournament.run import run_tournament
+from board_arena.arena.tournament.settings import TournamentSettings
 from board_arena.arena.web.server import GameServer, make_server
 from tests.illegal_moves import ILLEGAL_MOVES
 

@@ -833,11 +833,11 @@ def folder_state(folder):
 
 
 def test_a_run_is_read_without_writing_and_its_games_in_progress_are_shown(tmp_path):
-    from board_arena.arena.live import LiveRun, LiveWriter
-    from board_arena.arena.plots import write_plots
-    from board_arena.arena.report import standings_rows
-    from board_arena.arena.settings import TournamentSettings
-    from board_arena.arena.tournament import load_run, run_tournament
+    from board_arena.arena.tournament.live import LiveRun, LiveWriter
+    from board_arena.arena.tournament.plots import write_plots
+    from board_arena.arena.tournament.report import standings_rows
+    from board_arena.arena.tournament.run import load_run, run_tournament
+    from board_arena.arena.tournament.settings import TournamentSettings
 
     settings = TournamentSettings.create("kalah:pits=4,seeds=3", ["random", "greedy"], games=2, seed=1)
     folder = tmp_path / "runs" / "demo"

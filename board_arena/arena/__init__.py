@@ -18,19 +18,19 @@ from typing import Any
 # The names below are imported on first use (PEP 562), so that the ``arena`` command starts with
 # the standard library only and handles an interrupt during the heavy imports (numba) itself.
 _HOMES = {
-    "TournamentSettings": "board_arena.arena.settings",
-    "ScheduledGame": "board_arena.arena.settings",
-    "GameResult": "board_arena.arena.store",
-    "Run": "board_arena.arena.tournament",
-    "run_tournament": "board_arena.arena.tournament",
-    "load_run": "board_arena.arena.tournament",
-    "rating_results": "board_arena.arena.tournament",
-    "make_pool": "board_arena.arena.tournament",
-    "WorkerPool": "board_arena.arena.pool",
-    "Openings": "board_arena.arena.openings",
-    "fit_ratings": "board_arena.arena.ratings",
-    "expected_score": "board_arena.arena.ratings",
-    "Ratings": "board_arena.arena.ratings",
+    "TournamentSettings": "board_arena.arena.tournament.settings",
+    "ScheduledGame": "board_arena.arena.tournament.settings",
+    "GameResult": "board_arena.arena.tournament.store",
+    "Run": "board_arena.arena.tournament.run",
+    "run_tournament": "board_arena.arena.tournament.run",
+    "load_run": "board_arena.arena.tournament.run",
+    "rating_results": "board_arena.arena.tournament.run",
+    "make_pool": "board_arena.arena.tournament.run",
+    "WorkerPool": "board_arena.arena.tournament.pool",
+    "Openings": "board_arena.arena.tournament.openings",
+    "fit_ratings": "board_arena.arena.statistics.ratings",
+    "expected_score": "board_arena.arena.statistics.ratings",
+    "Ratings": "board_arena.arena.statistics.ratings",
 }
 __all__ = list(_HOMES)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar
 from board_arena.commandline import OneLineParser, interrupt_handled, interrupts_kept
 
 if TYPE_CHECKING:  # annotations only: the command imports the arena when it runs (see main)
-    from board_arena.arena.tournament import Run
+    from board_arena.arena.tournament.run import Run
 
 __all__ = ["main"]
 
@@ -198,7 +198,7 @@ def _build_parser() -> argparse.ArgumentParser:
     export.add_argument("dir", metavar="DIR", help="run folder")
     export.add_argument("--out", metavar="FILE", help="where to write (default DIR/games.txt; - for standard output)")
 
-    from board_arena.arena.play import add_play_parser
+    from board_arena.arena.terminal import add_play_parser
 
     add_play_parser(commands)
 
@@ -237,7 +237,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _agent_specs(args: argparse.Namespace) -> list[str]:
-    from board_arena.arena.settings import split_agent_list
+    from board_arena.arena.tournament.settings import split_agent_list
 
     specs = split_agent_list(args.agents or "") + list(args.agent)
     if not specs:
@@ -246,15 +246,18 @@ def _agent_specs(args: argparse.Namespace) -> list[str]:
 
 
 def _report(run: Run, anchor: str | None, plots: bool) -> None:
-    from board_arena.arena.report import print_report
+    from board_arena.arena.tournament.report import print_report
 
     print_report(run, anchor, plots=plots)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from board_arena.arena.settings import TournamentSettings, parse_param_options
     from board_arena.arena.strength import strength_options
-    from board_arena.arena.tournament import run_tournament
+    from board_arena.arena.tournament.run import run_tournament
+    from board_arena.arena.tournament.settings import (
+        TournamentSettings,
+        parse_param_options,
+    )
 
     if args.cluster is None:
         most = MAX_CONCURRENCY_PER_CORE * (os.cpu_count() or 1)
@@ -267,7 +270,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.in_process and (args.cluster is not None or (args.concurrency or 1) != 1):
         raise ValueError("--in-process plays one game at a time in this process: no --cluster, no --concurrency above 1")
     if args.cluster is not None:  # a bad value or a missing Ray: before the agents compile
-        from board_arena.arena.cluster import import_ray, parse_cluster
+        from board_arena.arena.tournament.cluster import import_ray, parse_cluster
 
         parse_cluster(args.cluster)
         import_ray()
@@ -288,7 +291,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     out_dir = settings.default_out_dir() if args.out is None else args.out
     if not out_dir:
         raise ValueError("--out: give a folder name, not an empty one")
-    from board_arena.arena.store import check_run_folder
+    from board_arena.arena.tournament.store import check_run_folder
 
     check_run_folder(out_dir, settings)  # before saying where the run goes
     print(f"Run folder: {out_dir}", file=sys.stderr)
@@ -304,7 +307,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from board_arena.arena.tournament import load_run
+    from board_arena.arena.tournament.run import load_run
 
     _report(load_run(args.dir, args.skip_invalid), args.anchor, plots=True)
     return 0
@@ -315,7 +318,7 @@ EXIT_INVALID = 1
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    from board_arena.arena.verify import verify_run
+    from board_arena.arena.tournament.verify import verify_run
 
     settings, count, invalid = verify_run(args.dir, progress=sys.stderr.isatty())
     for game in invalid:
@@ -398,8 +401,8 @@ def _version() -> str:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from board_arena import engines
-    from board_arena.arena.movelog import search_note
-    from board_arena.arena.tournament import load_run
+    from board_arena.arena.tournament.movelog import search_note
+    from board_arena.arena.tournament.run import load_run
 
     if os.path.isfile(args.path):
         try:
@@ -427,7 +430,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         players = [stored.player0, stored.player1]
         heading = f"Game {args.game_id}: {players[0]} (seat 0) vs {players[1]} (seat 1), {run.settings.game}, start seed {stored.game_seed}"
         end_reason = stored.end_reason
-        from board_arena.arena.openings import opening_length
+        from board_arena.arena.tournament.openings import opening_length
 
         opening = opening_length(run.settings, stored)
         if opening:
@@ -450,7 +453,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from board_arena.arena.export import export_run
+    from board_arena.arena.tournament.export import export_run
 
     path, count = export_run(args.dir, args.out, args.skip_invalid)
     if path != "-":
@@ -515,8 +518,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if own_process:
                 gc.freeze()
                 gc.enable()
-            from board_arena.arena.play import cmd_play
             from board_arena.arena.strength import load_agent_plugins
+            from board_arena.arena.terminal import cmd_play
 
             load_agent_plugins(args)
 

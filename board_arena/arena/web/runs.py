@@ -1,9 +1,9 @@
 """The tournament runs of ``arena serve``'s runs folder, finished or being played: their
 standings, crosstable and SPRT as ``arena report`` computes them, their stored games, and the
-games in progress that a running ``arena run`` publishes (:mod:`arena.live`).
+games in progress that a running ``arena run`` publishes (:mod:`arena.tournament.live`).
 
 Nothing here writes in a run folder: the database is read through a read-only connection
-(:class:`arena.store.RunStore` ``readonly``), and a run's summary is computed again only when
+(:class:`arena.tournament.store.RunStore` ``readonly``), and a run's summary is computed again only when
 its database files have changed since the last look (a page polls every second).
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from board_arena import engines
-from board_arena.arena.live import read_live
-from board_arena.arena.store import DB_NAME
+from board_arena.arena.tournament.live import read_live
+from board_arena.arena.tournament.store import DB_NAME
 
 __all__ = ["RunBrowser", "PLOTS"]
 
@@ -34,7 +34,7 @@ class NotFound(ValueError):
 class _Cached:
     key: tuple
     summary: dict[str, Any]
-    run: Any  # the arena.tournament.Run it was made from
+    run: Any  # the arena.tournament.run.Run it was made from
 
 
 class RunBrowser:
@@ -79,7 +79,7 @@ class RunBrowser:
         return tuple(key)
 
     def _load(self, name: str) -> _Cached:
-        from board_arena.arena.tournament import load_run
+        from board_arena.arena.tournament.run import load_run
 
         folder = self.folder(name)
         key = self._files_key(folder)
@@ -168,13 +168,13 @@ class RunBrowser:
 
 def _summary(name: str, run: Any) -> dict[str, Any]:
     """What the page shows of a run's stored games (the live part is added per request)."""
-    from board_arena.arena.report import (
+    from board_arena.arena.statistics.sprt import format_sprt
+    from board_arena.arena.tournament.report import (
         crosstable_rows,
         describe_settings,
         format_report,
         standings_rows,
     )
-    from board_arena.arena.sprt import format_sprt
 
     settings = run.settings
     ratings = run.ratings()

@@ -18,7 +18,7 @@ loads the kernels of every (game, agent) pair searched so far (after the first s
 pair, from numba's cache), so that a worker - one of the first, or one that replaces a killed
 worker - starts in milliseconds with the machine code in memory, never compiling while a person
 waits. A worker keeps the agents it has made (one per spec, as the arena's
-:class:`arena.worker.GamePlayer` keeps one per agent) and resets each before a search with the
+:class:`arena.tournament.worker.GamePlayer` keeps one per agent) and resets each before a search with the
 seed of that move (:func:`move_seed`): any worker may search any move of any game, so no game
 waits for another's worker, and every agent move of a game replays from the game's seed.
 Workers run at a lower priority (``nice``) than the server, whose threads then answer at once
@@ -585,7 +585,7 @@ def _template_main(connection: Connection, modules: list[str], plugins: list[str
     threaded, so that a fork copies nothing half-done."""
     from multiprocessing.reduction import send_handle
 
-    from board_arena.arena.worker import _die_with_parent, warm_up_game
+    from board_arena.arena.tournament.worker import _die_with_parent, warm_up_game
 
     # No PR_SET_PDEATHSIG here: it fires when the *thread* that started this process ends, and a
     # request thread may restart the template. The template ends at the end of file on its pipe

@@ -6,7 +6,7 @@ Every ``plot_*`` function returns its matplotlib ``Figure`` (a notebook shows it
 optional ``ax`` to draw into (a subplot of the caller's figure) and an optional ``path`` to save
 the figure to::
 
-    from board_arena.arena.plots import plot_elo
+    from board_arena.arena.tournament.plots import plot_elo
     figure = plot_elo(run.settings, run.ratings(), len(run.games))
 """
 
@@ -20,9 +20,9 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from board_arena.arena.ratings import Ratings, rating_history
-from board_arena.arena.settings import TournamentSettings
-from board_arena.arena.store import GameResult
+from board_arena.arena.statistics.ratings import Ratings, rating_history
+from board_arena.arena.tournament.settings import TournamentSettings
+from board_arena.arena.tournament.store import GameResult
 
 __all__ = ["write_plots", "PLOT_FILES", "plot_elo", "plot_scores", "plot_history"]
 
@@ -125,7 +125,7 @@ def plot_history(
     history: list[dict[str, Any]] | None = None,
 ) -> Figure:
     """The ratings refitted after more and more games (in schedule order), each with its 95%
-    interval as a band (:func:`arena.ratings.rating_history`; give its rows as ``history`` to
+    interval as a band (:func:`arena.statistics.ratings.rating_history`; give its rows as ``history`` to
     draw them without refitting)."""
     names = list(ratings.names)
     if history is None:

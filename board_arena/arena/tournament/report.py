@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from board_arena import engines
-from board_arena.arena.openings import format_openings
-from board_arena.arena.ratings import Ratings
-from board_arena.arena.settings import TournamentSettings
-from board_arena.arena.sprt import format_sprt
-from board_arena.arena.store import GameResult
-from board_arena.arena.verify import failed_seat
+from board_arena.arena.statistics.ratings import Ratings
+from board_arena.arena.statistics.sprt import format_sprt
+from board_arena.arena.tournament.openings import format_openings
+from board_arena.arena.tournament.settings import TournamentSettings
+from board_arena.arena.tournament.store import GameResult
+from board_arena.arena.tournament.verify import failed_seat
 
 if TYPE_CHECKING:  # annotations only: tournament imports this module
-    from board_arena.arena.tournament import Run
+    from board_arena.arena.tournament.run import Run
 
 __all__ = [
     "crosstable_rows",
@@ -85,7 +85,7 @@ def _write_plots(run: Run, ratings: Ratings) -> str | None:
     """Writes the plots; the line that says where they went, or why a folder that cannot take
     them (read-only, a full disk) has none: that costs the plots, never the report."""
     # Imported here, when plots are asked for: matplotlib takes about half a second to import.
-    from board_arena.arena.plots import write_plots
+    from board_arena.arena.tournament.plots import write_plots
 
     try:
         paths = write_plots(run.settings, run.games, ratings, run.out_dir)

@@ -1,4 +1,4 @@
-"""The kernels of :mod:`arena.verify`, apart from its Python face so that an edit of the face
+"""The kernels of :mod:`arena.tournament.verify`, apart from its Python face so that an edit of the face
 recompiles nothing (a cached kernel is stamped with the modules it imports).
 
 Arrays: ``states`` a record array of the game's ``STATE_DTYPE`` ``[C]`` (a chunk of ``C`` games,

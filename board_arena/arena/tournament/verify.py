@@ -13,7 +13,7 @@ A stored game is valid when
 * **it belongs to the run**: its id is one of the schedule's, and the agents in its seats are
   the ones the schedule puts there;
 * **its checksum holds**: each row carries a BLAKE2b checksum of its columns and move ids
-  (:func:`arena.store.row_checksum`), written with it, which catches any later change (an
+  (:func:`arena.tournament.store.row_checksum`), written with it, which catches any later change (an
   edited move, result, score, seed, time or agent), by hand or by another program. A game whose
   checksum fails is examined further to say what changed (its seeds against the schedule, its
   notation against its move ids, its opening against the run's openings).
@@ -41,9 +41,9 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from board_arena import engines
-from board_arena.arena._replay import draw_starts, replay_games
-from board_arena.arena.settings import TournamentSettings
-from board_arena.arena.store import (
+from board_arena.arena.tournament._replay import draw_starts, replay_games
+from board_arena.arena.tournament.settings import TournamentSettings
+from board_arena.arena.tournament.store import (
     CHECKSUM_FAILED,
     RESULT_TEXT,
     GameResult,
@@ -294,7 +294,7 @@ def _merge_ids(stored: StoredGames, notation_ids: dict[int, list[int]]) -> tuple
 
 @dataclass
 class _Replay:
-    """What the compiled replay found, per game (see :func:`arena._replay.replay_games`), and
+    """What the compiled replay found, per game (see :func:`arena.tournament._replay.replay_games`), and
     which games ended by the ply cap."""
 
     failed_ply: np.ndarray

@@ -9,21 +9,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from board_arena import engines
-from board_arena.arena.cluster import RayPool
-from board_arena.arena.live import LiveRun
-from board_arena.arena.movelog import MOVE_COLUMNS, move_rows
-from board_arena.arena.pool import (
+from board_arena.arena.statistics.ratings import Ratings, fit_ratings, rating_history
+from board_arena.arena.statistics.sprt import SprtWatch
+from board_arena.arena.tournament.cluster import RayPool
+from board_arena.arena.tournament.live import LiveRun
+from board_arena.arena.tournament.movelog import MOVE_COLUMNS, move_rows
+from board_arena.arena.tournament.pool import (
     InlinePool,
     ProcessPool,
     WorkerPool,
     ignoring_interrupts,
 )
-from board_arena.arena.ratings import Ratings, fit_ratings, rating_history
-from board_arena.arena.report import write_report
-from board_arena.arena.settings import ScheduledGame, TournamentSettings
-from board_arena.arena.sprt import SprtWatch
-from board_arena.arena.store import GameResult, RunLock, RunStore
-from board_arena.arena.verify import InvalidGame, InvalidGamesError, verify_games
+from board_arena.arena.tournament.report import write_report
+from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
+from board_arena.arena.tournament.store import GameResult, RunLock, RunStore
+from board_arena.arena.tournament.verify import (
+    InvalidGame,
+    InvalidGamesError,
+    verify_games,
+)
 
 if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
     import pandas
@@ -32,7 +36,7 @@ __all__ = ["run_tournament", "load_run", "make_pool", "Run", "rating_results"]
 
 
 def rating_results(games: list[GameResult]) -> list[tuple[str, str, float]]:
-    """``(agent, opponent, score)`` per game, as :func:`arena.ratings.fit_ratings` takes them."""
+    """``(agent, opponent, score)`` per game, as :func:`arena.statistics.ratings.fit_ratings` takes them."""
     return [(g.player0, g.player1, g.score_for(0)) for g in games]
 
 
@@ -61,7 +65,7 @@ class Run:
     #: Kernels compiled by the workers (at concurrency 1, this process) after their warm-up,
     #: during this call (expected 0; None when no game was played).
     worker_compilations: int | None = None
-    #: Stored games that failed verification (:mod:`arena.verify`), left out of ``games`` and of
+    #: Stored games that failed verification (:mod:`arena.tournament.verify`), left out of ``games`` and of
     #: everything computed from them (a run loaded with ``skip_invalid``).
     invalid: list[InvalidGame] = field(default_factory=list)
 
@@ -80,14 +84,14 @@ class Run:
     def moves(self) -> list[dict[str, Any]]:
         """Every ply of every stored game with what the mover's search reported, as plain dicts:
         ``game_id, ply, seat, agent, move, opening, value, exact, depth, nodes, simulations,
-        seconds`` (the ``moves`` view of the database; see :mod:`arena.movelog`). Fields a search
+        seconds`` (the ``moves`` view of the database; see :mod:`arena.tournament.movelog`). Fields a search
         did not report are None; so are all but the move in a game stored before the logs. (A run
         of a million games has tens of millions of plies: query the ``moves`` view in SQL then.)
         """
         return move_rows(self.games, self.searches())
 
     def searches(self, game_ids: list[int] | None = None) -> dict[int, list[list[Any]] | None]:
-        """The per-move logs (see :mod:`arena.movelog`) of the games (or of ``game_ids``), by id,
+        """The per-move logs (see :mod:`arena.tournament.movelog`) of the games (or of ``game_ids``), by id,
         read from the run's database (a game just played carries its own)."""
         chosen = None if game_ids is None else set(game_ids)
         wanted = [g for g in self.games if chosen is None or g.id in chosen]
@@ -117,12 +121,12 @@ class Run:
 
     def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict[str, Any]]:
         """The ratings refitted on growing prefixes of the games in schedule order: rows
-        ``{"games", "agent", "elo", "low", "high"}`` (see :func:`arena.ratings.rating_history`)."""
+        ``{"games", "agent", "elo", "low", "high"}`` (see :func:`arena.statistics.ratings.rating_history`)."""
         return rating_history(rating_results(sorted(self.games, key=lambda g: g.id)), list(self.settings.labels), anchor, points, intervals)
 
     def write_report(self, anchor: str | None = None, plots: bool = True) -> str:
         """Writes the plots into the run's folder and returns the report, as ``arena report``
-        prints it (see :func:`arena.report.write_report`)."""
+        prints it (see :func:`arena.tournament.report.write_report`)."""
         return write_report(self, anchor, plots)
 
     def to_dataframe(self) -> pandas.DataFrame:
@@ -138,7 +142,7 @@ class Run:
         return pandas.DataFrame(self.records())
 
     def ratings(self, anchor: str | None = None, intervals: bool = True) -> Ratings:
-        """Joint Elo ratings of the agents (see :func:`arena.ratings.fit_ratings`)."""
+        """Joint Elo ratings of the agents (see :func:`arena.statistics.ratings.fit_ratings`)."""
         return fit_ratings(rating_results(self.games), list(self.settings.labels), anchor=anchor, intervals=intervals)
 
     def game_record(self, game_id: int) -> engines.GameRecord:
@@ -162,7 +166,7 @@ class Run:
 
 
 def load_run(out_dir: str, skip_invalid: bool = False) -> Run:
-    """The run stored in ``out_dir``, every game verified (:mod:`arena.verify`: replayed through
+    """The run stored in ``out_dir``, every game verified (:mod:`arena.tournament.verify`: replayed through
     the engine, its checksum checked).
 
     Args:
@@ -172,7 +176,7 @@ def load_run(out_dir: str, skip_invalid: bool = False) -> Run:
 
     Raises:
         ValueError: there is no run there.
-        arena.verify.InvalidGamesError: (a ValueError) some stored games fail verification, and
+        arena.tournament.verify.InvalidGamesError: (a ValueError) some stored games fail verification, and
             ``skip_invalid`` is false.
     """
     store = RunStore(out_dir, readonly=True)
@@ -280,7 +284,7 @@ def make_pool(
     """The worker pool that plays a run's games: on Ray when ``cluster`` is given (``"ray"``,
     ``"auto"`` or ``"ray://HOST:PORT"``; ``concurrency`` Ray workers, default one per CPU of the
     cluster), else on worker processes (default: one per core; one at ``concurrency`` 1, so that
-    an agent that crashes its process loses its game and no more, see :mod:`arena.pool`). With
+    an agent that crashes its process loses its game and no more, see :mod:`arena.tournament.pool`). With
     ``in_process``, in this process, one game at a time (for a profiler or a debugger; an agent
     that crashes then ends the run).
 
@@ -320,10 +324,10 @@ def run_tournament(
         concurrency: games played at once (default: the cores here, or the CPUs of the cluster).
         progress: show a progress bar (on standard error).
         on_result: called with each game once it is stored.
-        cluster: play the games on Ray (see :mod:`arena.cluster`): ``"ray"`` starts a Ray
+        cluster: play the games on Ray (see :mod:`arena.tournament.cluster`): ``"ray"`` starts a Ray
             instance on this machine, ``"auto"`` joins this machine's cluster,
             ``"ray://HOST:PORT"`` a remote one.
-        skip_invalid: when the folder holds games that fail verification (:mod:`arena.verify`),
+        skip_invalid: when the folder holds games that fail verification (:mod:`arena.tournament.verify`),
             leave them out (they stay stored as they are, and are not played again) instead of
             refusing to resume.
         in_process: play in this process, one game at a time, rather than on a worker process
@@ -332,9 +336,9 @@ def run_tournament(
     Raises:
         ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable
             ``cluster``, or Ray not installed; ``concurrency`` below 1.
-        arena.verify.InvalidGamesError: (a ValueError) stored games fail verification, and
+        arena.tournament.verify.InvalidGamesError: (a ValueError) stored games fail verification, and
             ``skip_invalid`` is false (nothing is played).
-        arena.pool.WorkerLost: workers kept dying (the games finished are stored).
+        arena.tournament.pool.WorkerLost: workers kept dying (the games finished are stored).
     """
     out_dir = out_dir or settings.default_out_dir()
     # Joined before the run folder is made: a bad cluster address leaves nothing behind. The
@@ -342,7 +346,7 @@ def run_tournament(
     with make_pool(settings, concurrency, cluster, in_process) as pool:
         with RunLock(out_dir):
             store = RunStore(out_dir)
-            live = LiveRun(out_dir)  # the games in progress, for arena serve (arena.live)
+            live = LiveRun(out_dir)  # the games in progress, for arena serve (arena.tournament.live)
             try:
                 store.open(settings)
                 if not isinstance(pool, RayPool):
@@ -373,7 +377,7 @@ def _play_missing(
     stored, invalid = _verified_games(settings, store, out_dir, skip_invalid)
     done = {g.id for g in stored} | {g.id for g in invalid}  # a game that fails is not played again
     remaining = settings.total_games - sum(1 for i in done if i < settings.total_games)
-    # An SPRT (arena.sprt) ends the schedule once it decides: no new game is handed out, and the
+    # An SPRT (arena.statistics.sprt) ends the schedule once it decides: no new game is handed out, and the
     # games in flight finish and are stored.
     watch = SprtWatch.for_run(settings, stored)
     if progress and done:
@@ -388,7 +392,7 @@ def _play_missing(
     pool.prepare()
     tally = _Tally(settings, stored)
     tqdm = _progress_bar_class(progress)
-    tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.pool)
+    tqdm.monitor_interval = 0  # no monitor thread: worker processes may be forked (arena.tournament.pool)
     bar = tqdm(
         total=settings.total_games,
         initial=settings.total_games - remaining,

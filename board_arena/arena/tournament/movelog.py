@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from board_arena.agents import SearchInfo
 
 if TYPE_CHECKING:  # annotations only: store imports this module
-    from board_arena.arena.store import GameResult
+    from board_arena.arena.tournament.store import GameResult
 
 __all__ = ["SEARCH_FIELDS", "MOVE_COLUMNS", "logging_moves", "search_entry", "opening_entry", "move_rows", "search_note", "add_moves_view"]
 

@@ -42,8 +42,8 @@ from typing import IO, Iterable
 
 from board_arena import engines
 from board_arena.agents.base import format_value
-from board_arena.arena.store import RESULT_TEXT, GameResult, RunStore
-from board_arena.arena.tournament import Run, load_run
+from board_arena.arena.tournament.run import Run, load_run
+from board_arena.arena.tournament.store import RESULT_TEXT, GameResult, RunStore
 from board_arena.files import check_writable, open_whole
 
 __all__ = ["TextRecord", "format_game", "write_games", "read_records", "export_run", "RESULT_TEXT"]
@@ -123,7 +123,7 @@ def export_run(out_dir: str, out: str | None = None, skip_invalid: bool = False)
     Raises:
         ValueError: no run in ``out_dir``, or ``out`` cannot be written (found before the run
             is read).
-        arena.verify.InvalidGamesError: (a ValueError) stored games fail verification, and
+        arena.tournament.verify.InvalidGamesError: (a ValueError) stored games fail verification, and
             ``skip_invalid`` is false.
     """
     path = os.path.join(out_dir, EXPORT_NAME) if out is None else out
@@ -187,7 +187,7 @@ def read_records(path: str) -> list[TextRecord]:
     Example:
         >>> import tempfile, os
         >>> from board_arena import arena
-        >>> from board_arena.arena.export import export_run, read_records
+        >>> from board_arena.arena.tournament.export import export_run, read_records
         >>> folder = tempfile.mkdtemp()
         >>> settings = arena.TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2)
         >>> _ = arena.run_tournament(settings, folder, concurrency=1, progress=False)

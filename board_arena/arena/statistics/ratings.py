@@ -20,7 +20,7 @@ so the 95% intervals covered the true rating in only 27-81% of synthetic tournam
 ``experiments/rating_coverage.py`` measures the coverage on synthetic tournaments with known
 ratings (at least 0.94 for every agent of every shape it tries).
 
-    >>> from board_arena.arena.ratings import fit_ratings
+    >>> from board_arena.arena.statistics.ratings import fit_ratings
     >>> ratings = fit_ratings([("a", "b", 1.0)] * 30 + [("a", "b", 0.0)] * 10)
     >>> round(ratings.elo_of("a") - ratings.elo_of("b"))  # 3:1 odds
     185

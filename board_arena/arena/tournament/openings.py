@@ -34,8 +34,8 @@ import numpy as np
 from board_arena.engines import Game, State
 
 if TYPE_CHECKING:  # annotations only: settings imports this module
-    from board_arena.arena.settings import TournamentSettings
-    from board_arena.arena.store import GameResult
+    from board_arena.arena.tournament.settings import TournamentSettings
+    from board_arena.arena.tournament.store import GameResult
 
 __all__ = [
     "Openings",

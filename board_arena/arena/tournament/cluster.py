@@ -6,7 +6,7 @@ joins the cluster this machine belongs to (started with ``ray start --head`` her
 --address=HEAD:6379``); ``--cluster ray://HOST:PORT`` joins a remote cluster through Ray Client.
 Every node needs the same version of board-arena installed (the actors import it there).
 
-:class:`RayPool` is a :class:`arena.pool.WorkerPool`: batching, retry and interrupts are the
+:class:`RayPool` is a :class:`arena.tournament.pool.WorkerPool`: batching, retry and interrupts are the
 scheduler's, the same as for the local backends. What is Ray's own, and why:
 
 - One actor per worker slot (one CPU each), created once: it builds the game and compiles (or loads
@@ -14,8 +14,8 @@ scheduler's, the same as for the local backends. What is Ray's own, and why:
   game's clock includes a compilation and a node compiles once, not once per game. An actor
   takes games once it has warmed up; one that finds no CPU waits, holding none.
 - Isolation: an actor plays its games on a worker process of its own, forked from it once
-  warmed up and kept from batch to batch (a local :class:`arena.pool.ProcessPool` of one, with
-  its :class:`arena.worker.TurnBoard`), so that an agent that crashes its process, or hangs past
+  warmed up and kept from batch to batch (a local :class:`arena.tournament.pool.ProcessPool` of one, with
+  its :class:`arena.tournament.worker.TurnBoard`), so that an agent that crashes its process, or hangs past
   its time, loses that game with the reason recorded, exactly as on the local pool, and the
   actor replaces its worker and plays on; the actor itself never runs an agent's search.
 - Batches of about ``BATCH_SECONDS`` (half a second), so that Ray's per-call cost (about a
@@ -40,7 +40,7 @@ from types import ModuleType
 from typing import Any, Iterator
 
 from board_arena.agents.plugins import load_plugins
-from board_arena.arena.pool import (
+from board_arena.arena.tournament.pool import (
     READY,
     BatchDone,
     Message,
@@ -50,9 +50,9 @@ from board_arena.arena.pool import (
     WorkerPool,
     ignoring_interrupts,
 )
-from board_arena.arena.settings import ScheduledGame, TournamentSettings
-from board_arena.arena.store import GameResult
-from board_arena.arena.worker import _die_with_parent
+from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
+from board_arena.arena.tournament.store import GameResult
+from board_arena.arena.tournament.worker import _die_with_parent
 
 __all__ = ["ClusterAddress", "parse_cluster", "check_reachable", "import_ray", "RayPool", "INSTALL_HINT"]
 

@@ -17,9 +17,13 @@ from dataclasses import replace
 from typing import Callable
 
 from board_arena import agents, engines
-from board_arena.arena.clock import GameClock, TimeControl, parse_time_control
-from board_arena.arena.movelog import search_entry
-from board_arena.arena.settings import parse_game_spec, parse_param_options
+from board_arena.arena.tournament.clock import (
+    GameClock,
+    TimeControl,
+    parse_time_control,
+)
+from board_arena.arena.tournament.movelog import search_entry
+from board_arena.arena.tournament.settings import parse_game_spec, parse_param_options
 from board_arena.commandline import interrupt_handled
 from board_arena.engines.style import Style, terminal_style
 
@@ -127,7 +131,7 @@ class PlaySession:
         self.undo_stack: list[engines.State] = []  # the position before each of the person's moves
         self.listed: list[int] | None = None
         self.shown_ply = -1  # the ply of the position last drawn: each is drawn once
-        # What the agent's search reported, by the ply of its move (arena.movelog entries); an
+        # What the agent's search reported, by the ply of its move (arena.tournament.movelog entries); an
         # undo rewinds the ply, and the replies played after it overwrite their entries.
         self.searches: dict[int, list] = {}
         self.time_control = time_control

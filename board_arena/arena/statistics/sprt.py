@@ -42,8 +42,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 if TYPE_CHECKING:  # annotations only: settings imports this module
-    from board_arena.arena.settings import ScheduledGame, TournamentSettings
-    from board_arena.arena.store import GameResult
+    from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
+    from board_arena.arena.tournament.store import GameResult
 
 __all__ = ["Sprt", "SprtWatch", "sprt_of", "PAIR_SCORES", "pentanomial", "pair_stats", "format_sprt", "pairs_of"]
 

@@ -13,9 +13,9 @@ from typing import Any, Iterable, Iterator
 
 from board_arena import agents, engines
 from board_arena.agents.plugins import load_plugins, plugin_name, plugins_defining
-from board_arena.arena.clock import TimeControl, parse_time_control
-from board_arena.arena.openings import Openings, parse_openings
-from board_arena.arena.sprt import Sprt
+from board_arena.arena.statistics.sprt import Sprt
+from board_arena.arena.tournament.clock import TimeControl, parse_time_control
+from board_arena.arena.tournament.openings import Openings, parse_openings
 
 __all__ = [
     "TournamentSettings",
@@ -98,7 +98,7 @@ class TournamentSettings:
     ``games`` is per pairing; with ``swap`` (the default) they are played as pairs from the same
     start (same deal, same random opening) with the seats swapped. ``move_time`` replaces every
     agent's own budget by that many seconds per move (searches then stop on the clock, which no
-    seed reproduces). ``time_control`` gives each side a game clock (arena.clock), which agents
+    seed reproduces). ``time_control`` gives each side a game clock (arena.tournament.clock), which agents
     are told and budget (:meth:`agents.Agent.time_budget`) within their own limits; with both,
     a move gets the smaller. ``labels`` name the agents in reports (their specs, numbered if
     repeated).
@@ -112,10 +112,10 @@ class TournamentSettings:
     move_time: float | None = None
     swap: bool = True
     labels: tuple[str, ...] = field(default=())
-    #: How the games start (random plies or a file's lines, see arena.openings); None: from the
+    #: How the games start (random plies or a file's lines, see arena.tournament.openings); None: from the
     #: game's start.
     openings: Openings | None = None
-    #: An SPRT of the first agent against the second (arena.sprt.Sprt's fields); ``games`` is
+    #: An SPRT of the first agent against the second (arena.statistics.sprt.Sprt's fields); ``games`` is
     #: then the most games the match may take.
     sprt: dict[str, Any] | None = None
     #: The first agent plays each of the others, and they do not play each other.
@@ -123,7 +123,7 @@ class TournamentSettings:
     #: Python files or modules that register agents, loaded by every process of the run.
     plugins: tuple[str, ...] = field(default=())
     #: Seconds an agent may take beyond its time for a move before it loses the game on time
-    #: (a hung agent's worker is killed then, see arena.pool).
+    #: (a hung agent's worker is killed then, see arena.tournament.pool).
     tc_margin: float = 1.0
     #: A clock per side (``--tc``); None: no clock.
     time_control: TimeControl | None = None
@@ -153,9 +153,9 @@ class TournamentSettings:
             if len(self.agents) != 2 or not self.swap:
                 raise ValueError("--sprt tests one match: it needs exactly two agents and seat swapping (no --noswap)")
         if self.time_control is not None and not isinstance(self.time_control, TimeControl):
-            raise ValueError(f"time_control must be an arena.clock.TimeControl (TournamentSettings.create parses text), not {self.time_control!r}")
+            raise ValueError(f"time_control must be an arena.tournament.clock.TimeControl (TournamentSettings.create parses text), not {self.time_control!r}")
         if self.openings is not None and not isinstance(self.openings, Openings):
-            raise ValueError(f"openings must be an arena.openings.Openings (TournamentSettings.create parses text), not {self.openings!r}")
+            raise ValueError(f"openings must be an arena.tournament.openings.Openings (TournamentSettings.create parses text), not {self.openings!r}")
 
     # -- validation and construction ----------------------------------------------------------
 
@@ -169,7 +169,7 @@ class TournamentSettings:
             options: the other fields; ``game_params`` (more parameters of the game),
                 ``openings`` (``random:N`` or a file's path) with ``opening_plies``, ``sprt`` as
                 text (``elo0=0,elo1=10``), ``time_control`` as text (``40/60+0.5``, see
-                :func:`arena.clock.parse_time_control`), and ``plugins`` as given.
+                :func:`arena.tournament.clock.parse_time_control`), and ``plugins`` as given.
 
         Raises:
             ValueError: a bad game, agent, parameter or option (its message says what is
@@ -184,7 +184,7 @@ class TournamentSettings:
         extra = options.pop("game_params", {}) or {}
         made = engines.make(name, **{**raw, **extra})
         specs = tuple(agent_specs)
-        # Strength-testing options (arena.openings, arena.sprt) arrive as the user wrote them.
+        # Strength-testing options (arena.tournament.openings, arena.statistics.sprt) arrive as the user wrote them.
         if "openings" in options or "opening_plies" in options:
             text = options.pop("openings", None)
             plies = options.pop("opening_plies", None)
@@ -314,7 +314,7 @@ class TournamentSettings:
         return round_ // 2 if self.swap else round_
 
     def start_position(self, scheduled: ScheduledGame, game: engines.Game) -> tuple[engines.State, list[tuple[int, str]]]:
-        """The state a scheduled game starts from, after its opening (arena.openings), and the
+        """The state a scheduled game starts from, after its opening (arena.tournament.openings), and the
         opening's plies as (the player who moved, the move in notation); ``game`` is
         :meth:`make_game`'s."""
         state = game.new_initial_state(scheduled.game_seed)

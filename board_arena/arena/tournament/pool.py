@@ -6,10 +6,10 @@ a worker, sends it a batch, receives what comes back, notices its death and stop
   ``--concurrency 1``: a crash costs a game, never the run).
 - :class:`InlinePool`: this process, one game at a time (``--in-process``: for a profiler or a
   debugger, without isolation).
-- :class:`arena.cluster.RayPool`: Ray actors on a cluster's nodes.
+- :class:`arena.tournament.cluster.RayPool`: Ray actors on a cluster's nodes.
 
 Every backend gives the same games for the same settings (each game has its own seeds, and a
-worker's agents are reset with them: :class:`arena.worker.GamePlayer`). What the scheduler does
+worker's agents are reset with them: :class:`arena.tournament.worker.GamePlayer`). What the scheduler does
 for all of them, and why:
 
 - **Batches** sized from the measured wall time of the batches so far (about ``BATCH_SECONDS``
@@ -24,7 +24,7 @@ for all of them, and why:
   games: they go back to the front of the queue, a new worker takes its place, and a game that
   came back once is never yielded again. After ``MAX_LOSSES`` deaths that no agent explains the
   pool gives up with :class:`WorkerLost` (finished games are stored: the same command resumes).
-- **Isolation** (where the backend has a :class:`arena.worker.TurnBoard`: worker processes, and
+- **Isolation** (where the backend has a :class:`arena.tournament.worker.TurnBoard`: worker processes, and
   each Ray actor, which plays on a :class:`ProcessPool` of one), as cutechess and fastchess
   isolate engines: a worker that dies while an agent searches (a crash in a plugin's native
   code, ``os.abort()``) plays that game again once on a new worker, which tells a crash from an
@@ -32,7 +32,7 @@ for all of them, and why:
   reason ``crash in seat S (spec): ...``) and the tournament goes on. A search that overruns
   its move time, or its clock (``--tc``), by more than the margin (``--tc-margin``) has its
   worker killed and replaced, and loses on time (``lost on time in seat S (spec): ...``). An
-  agent that raises, or returns late, loses in its worker (:meth:`arena.worker.GamePlayer.play`).
+  agent that raises, or returns late, loses in its worker (:meth:`arena.tournament.worker.GamePlayer.play`).
 - **Interrupts**: every worker ignores SIGINT (the run's process alone handles Ctrl-C, so no worker
   prints a traceback), and when the generator ends, fails, is interrupted or closed, every worker
   is stopped at once, further interrupts ignored until they are gone.
@@ -52,10 +52,10 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext, SpawnContext
 from typing import Any, ClassVar, Iterable, Iterator, Union
 
-from board_arena.arena.live import LiveWriter
-from board_arena.arena.settings import ScheduledGame, TournamentSettings
-from board_arena.arena.store import GameResult
-from board_arena.arena.worker import (
+from board_arena.arena.tournament.live import LiveWriter
+from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
+from board_arena.arena.tournament.store import GameResult
+from board_arena.arena.tournament.worker import (
     CompileCounter,
     GamePlayer,
     Turn,
@@ -188,7 +188,7 @@ class WorkerPool:
         self.settings = settings
         self.concurrency = concurrency
         #: Workers outlive a :meth:`play` that ends with its games done, for the next one (until
-        #: :meth:`close`): a Ray actor plays each batch it is sent on its pool (arena.cluster).
+        #: :meth:`close`): a Ray actor plays each batch it is sent on its pool (arena.tournament.cluster).
         self.keep_workers = keep_workers
         self._kept: list[Slot] = []
         self._played, self._seconds = 0, 0.0  # games of the batches done, and their wall time
@@ -199,7 +199,7 @@ class WorkerPool:
         self._unexplained = 0  # deaths outside any agent's search
         self._suspects: set[int] = set()  # games in which a worker died once during a search
         self._game: Any = None  # the game, made when a forfeit is scored
-        #: The folder where the players publish the games they play (arena.live), or None. Local
+        #: The folder where the players publish the games they play (arena.tournament.live), or None. Local
         #: backends only: a cluster's nodes do not share the run's folder.
         self.live_dir: str | None = None
 
@@ -250,7 +250,7 @@ class WorkerPool:
         raise NotImplementedError
 
     def _turn(self, slot: Slot) -> Turn | None:
-        """What the worker posted on its :class:`arena.worker.TurnBoard` (None: it has none)."""
+        """What the worker posted on its :class:`arena.tournament.worker.TurnBoard` (None: it has none)."""
         return None
 
     def _kill(self, slot: Slot) -> None:

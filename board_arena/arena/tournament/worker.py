@@ -19,11 +19,15 @@ from numba.core import event as numba_event
 
 from board_arena import agents, engines
 from board_arena.agents.plugins import load_plugins
-from board_arena.arena.clock import GameClock
-from board_arena.arena.live import LiveWriter
-from board_arena.arena.movelog import logging_moves, opening_entry, search_entry
-from board_arena.arena.settings import ScheduledGame, TournamentSettings
-from board_arena.arena.store import GameResult
+from board_arena.arena.tournament.clock import GameClock
+from board_arena.arena.tournament.live import LiveWriter
+from board_arena.arena.tournament.movelog import (
+    logging_moves,
+    opening_entry,
+    search_entry,
+)
+from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
+from board_arena.arena.tournament.store import GameResult
 
 __all__ = [
     "GamePlayer",
@@ -155,10 +159,10 @@ class GamePlayer:
         self.game = game or settings.make_game()
         #: The budget that replaces the agents' own (``--move-time``), or None.
         self.limit = agents.Limit(time=settings.move_time) if settings.move_time else None
-        #: Where the player posts whose search it is (set in a worker process: arena.pool).
+        #: Where the player posts whose search it is (set in a worker process: arena.tournament.pool).
         self.board: TurnBoard | None = None
         self._agents: OrderedDict[int, agents.Agent] = OrderedDict()  # by index in settings.agents
-        #: Publishes each game's moves as it is played (arena.live), when set.
+        #: Publishes each game's moves as it is played (arena.tournament.live), when set.
         self.live: LiveWriter | None = None
         if warm_up:
             warm_up_agents(settings, self.game)
@@ -182,25 +186,25 @@ class GamePlayer:
         An agent that fails (raises, returns an illegal move, or takes more than the move time
         plus the margin, ``settings.tc_margin``, or lets its clock fall below minus the margin)
         loses the game, with the reason recorded and score 0. Under a time control each side's
-        clock (:class:`arena.clock.GameClock`) starts when the agents take over (an opening's
+        clock (:class:`arena.tournament.clock.GameClock`) starts when the agents take over (an opening's
         plies are free), and every search is given its agent's own budget (or the move time)
         with the mover's clock (:class:`agents.Limit`). An error of the engine itself is not
         the agent's fault and stops the run
         (``end_reason`` is ``"rules"`` for every game that ended by the rules, ``"ply cap"`` for a
         game stopped as a draw by the variant's ply cap). An agent that crashes its process or
-        hangs is scored by the pool, from what :attr:`board` shows (arena.pool).
+        hangs is scored by the pool, from what :attr:`board` shows (arena.tournament.pool).
         """
         settings, game = self.settings, self.game
         specs = [settings.agents[scheduled.players[seat]] for seat in (0, 1)]
         seats = [self._agent(scheduled.players[seat], scheduled.agent_seeds[seat]) for seat in (0, 1)]
-        # The opening (arena.openings) is played before the agents take over, and is part of the moves.
+        # The opening (arena.tournament.openings) is played before the agents take over, and is part of the moves.
         state, opening = settings.start_position(scheduled, game)
         names = [name for _, name in opening]
         thinking = [0.0, 0.0]
         chosen = [0, 0]
         end_reason = "rules"
         result: float | None = None  # seat 0's, once the game is lost by a failure or over
-        # What each search reported, one entry per ply (arena.movelog); moves played before the
+        # What each search reported, one entry per ply (arena.tournament.movelog); moves played before the
         # agents took over (an opening) have none.
         searches = [opening_entry(seat) for seat, _ in opening] if logging_moves() else None
         labels = [settings.labels[scheduled.players[seat]] for seat in (0, 1)]
@@ -397,7 +401,7 @@ def start_worker_process(
 ) -> tuple[GamePlayer, CompileCounter]:
     """What a worker process (of the local pool, or a Ray actor) does first: ask to die with its
     parent, load the run's plugins, build its player (the game, every agent's kernels; publishing
-    its games in ``live_dir`` when given, see :mod:`arena.live`; posting its turns on ``board``
+    its games in ``live_dir`` when given, see :mod:`arena.tournament.live`; posting its turns on ``board``
     when given) and then count the kernels compiled from there on (expected: none)."""
     _die_with_parent()
     # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them);

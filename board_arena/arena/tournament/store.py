@@ -17,8 +17,8 @@ from typing import IO, Any, Iterator, Sequence
 
 import numpy as np
 
-from board_arena.arena.movelog import add_moves_view
-from board_arena.arena.settings import TournamentSettings
+from board_arena.arena.tournament.movelog import add_moves_view
+from board_arena.arena.tournament.settings import TournamentSettings
 
 __all__ = ["GameResult", "StoredGames", "RunStore", "RunLock", "DB_NAME", "row_checksum", "check_run_folder"]
 
@@ -56,7 +56,7 @@ CREATE TABLE IF NOT EXISTS games (
     moves1 INTEGER NOT NULL,
     end_reason TEXT NOT NULL,    -- 'rules', 'ply cap', or what stopped the game ('error in seat 1: ...')
     finished_at TEXT NOT NULL,
-    searches TEXT,               -- JSON per-move log, one array per ply (arena.movelog); NULL before logs
+    searches TEXT,               -- JSON per-move log, one array per ply (arena.tournament.movelog); NULL before logs
     move_ids BLOB,               -- the moves as the engine's ids (int64, little-endian): the replay's input
     checksum TEXT                -- BLAKE2b of the row but the log (see row_checksum); NULL before checksums
 );
@@ -85,11 +85,11 @@ class GameResult:
     moves1: int
     end_reason: str = "rules"
     finished_at: str = ""
-    #: What the search reported for each ply (see :mod:`arena.movelog`), as played; a game loaded
+    #: What the search reported for each ply (see :mod:`arena.tournament.movelog`), as played; a game loaded
     #: from the database leaves it None (read it with ``RunStore.searches`` or ``Run.moves``).
     searches: list[list[Any]] | None = None
     #: The moves as the engine's move ids, as played; a game loaded from the database leaves it
-    #: None (the verification of :mod:`arena.verify` reads them in bulk).
+    #: None (the verification of :mod:`arena.tournament.verify` reads them in bulk).
     move_ids: list[int] | None = None
 
     def score_for(self, seat: int) -> float:
@@ -262,7 +262,7 @@ class RunStore:
         """Every finished game, in schedule order, without its per-move log (``searches`` stays
         None: a run may hold a million games, and their logs would take several times the memory
         of the rest; :meth:`searches` reads them). Not verified: :func:`arena.load_run` verifies
-        (:mod:`arena.verify`)."""
+        (:mod:`arena.tournament.verify`)."""
         return self.read_games().games
 
     def read_games(self) -> StoredGames:
@@ -299,7 +299,7 @@ class RunStore:
 
     def searches(self, ids: list[int] | None = None) -> dict[int, list[list[Any]] | None]:
         """The per-move log of every finished game (or of the games ``ids``), by game id; None
-        for a game stored without one (see :mod:`arena.movelog`)."""
+        for a game stored without one (see :mod:`arena.tournament.movelog`)."""
         with self._connect() as db:
             if "searches" not in {row[1] for row in db.execute("PRAGMA table_info(games)")}:
                 found = db.execute("SELECT id FROM games").fetchall()  # a run stored before the logs
@@ -332,7 +332,7 @@ def row_checksum(values: Sequence[Any], move_ids: bytes | None) -> str:
     """The checksum of a stored game: BLAKE2b (128 bits) of its columns as stored (``values`` in
     the order of the table's columns but the log, the moves as their JSON text) and its move ids.
     It catches a row changed after it was written, by hand or by another program; the replay
-    (:mod:`arena.verify`) catches a row that was wrong when it was written."""
+    (:mod:`arena.tournament.verify`) catches a row that was wrong when it was written."""
     digest = hashlib.blake2b("\x1f".join(map(str, values)).encode(), digest_size=16)
     if move_ids is not None:
         digest.update(move_ids)
@@ -341,7 +341,7 @@ def row_checksum(values: Sequence[Any], move_ids: bytes | None) -> str:
 
 @dataclass
 class StoredGames:
-    """The games of a run as :meth:`RunStore.read_games` reads them, for :mod:`arena.verify`."""
+    """The games of a run as :meth:`RunStore.read_games` reads them, for :mod:`arena.tournament.verify`."""
 
     games: list[GameResult]
     #: The move ids of every game, concatenated: game ``i``'s are ``move_ids[offsets[i]:offsets[i + 1]]``.
