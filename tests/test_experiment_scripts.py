@@ -81,7 +81,7 @@ def test_an_interrupt_that_passed_through_exec_still_ends_the_command_with_its_o
     # under python -m (a script's SystemExit ends the process before the mark is looked at).
     interrupted = "exec('raise KeyboardInterrupt')"
     program = {
-        "arena": f"import sys\nfrom board_arena.arena import cli\ncli._cmd_list = lambda args: {interrupted}\nsys.exit(cli.main())",
+        "arena": f"import sys\nfrom board_arena.arena import cli\nfrom board_arena.arena.cli import listing\nlisting.handle = lambda args: {interrupted}\nsys.exit(cli.main())",
         "script_status": ("import sys\nfrom board_arena.commandline import script_status\n"
                           f"sys.exit(script_status('demo', lambda argv: None, lambda args: {interrupted}, []))"),
     }[caller]

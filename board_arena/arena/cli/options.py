@@ -1,13 +1,67 @@
-"""The command-line face of the strength-testing options of ``arena run`` (openings, SPRT,
-gauntlet) and of ``--plugin`` (agents from outside the package), kept apart from ``arena.cli``
-so that the parser there gains only a call or two."""
+"""What the ``arena`` commands share: the types of their numeric arguments, the options that
+several commands take (``--plugin``, ``--skip-invalid``), the strength-testing options of
+``arena run`` (openings, SPRT, gauntlet), and the examples that ``arena --help`` shows.
+
+Standard library only: the parser is built before anything heavy is imported.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Callable, TypeVar
 
-__all__ = ["add_strength_options", "add_plugin_option", "strength_options", "load_agent_plugins"]
+__all__ = [
+    "EXAMPLES",
+    "integer",
+    "number",
+    "add_strength_options",
+    "add_plugin_option",
+    "add_skip_invalid_option",
+    "strength_options",
+    "load_agent_plugins",
+]
+
+EXAMPLES = """examples:
+  arena run --game mancala --agents mcts,alphabeta
+  arena run --game kalah:pits=5,seeds=3 --agents random,alphabeta:depth=4,mcts:iterations=500 --games 20
+  arena run --game mancala --agents mcts,alphabeta --cluster auto
+  arena run --game kalah --agents mcts,alphabeta --tc 10+0.1
+  arena report arena-runs/mancala-mcts-alphabeta-1a2b3c4d
+  arena verify arena-runs/mancala-mcts-alphabeta-1a2b3c4d
+  arena replay arena-runs/mancala-mcts-alphabeta-1a2b3c4d 0
+  arena export arena-runs/mancala-mcts-alphabeta-1a2b3c4d --out games.txt
+  arena list
+  arena play --game mancala --opponent mcts:iterations=20000
+  arena serve
+"""
+
+
+def _shown(text: str, limit: int = 24) -> str:
+    """An argument as an error message echoes it: at most a short prefix."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+_Value = TypeVar("_Value")
+
+
+def _typed(convert: Callable[[str], _Value], what: str) -> Callable[[str], _Value]:
+    """An argparse type: ``convert`` of the text, or an error that echoes only its prefix."""
+
+    def parse(text: str) -> _Value:
+        try:
+            if len(text) > 24 or not text.isascii():  # no number a person means is this long; int("٣") is 3
+                raise ValueError
+            return convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {_shown(text)}") from None
+
+    return parse
+
+
+#: An argparse type: an integer.
+integer = _typed(int, "an integer")
+#: An argparse type: a number.
+number = _typed(float, "a number")
 
 
 def _plies(text: str) -> int:
@@ -53,6 +107,15 @@ def add_plugin_option(parser: argparse.ArgumentParser) -> None:
         metavar="FILE.py|MODULE",
         help="load agents or games from a Python file, package folder or module that registers them "
         "(repeatable; see experiments/plugins, tests/games)",
+    )
+
+
+def add_skip_invalid_option(parser: argparse.ArgumentParser) -> None:
+    """``--skip-invalid`` for a command that reads a run's stored games."""
+    parser.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="leave out the stored games that fail verification (see arena verify) instead of refusing the run",
     )
 
 
