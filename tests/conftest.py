@@ -15,16 +15,9 @@ collect_ignore = ["plugins"]
 def forget_plugins():
     """The plugins a test loads leave the registry as it was (other tests list the built-in
     agents); the next load imports them afresh."""
-    import sys
-
     from board_arena.agents import base, plugins
 
-    registry, loaded = dict(base._AGENTS), dict(plugins._LOADED)
+    registry, loaded = base.agent_registry(), plugins.loaded_plugins()
     yield
-    base._AGENTS.clear()
-    base._AGENTS.update(registry)
-    for name, module in plugins._LOADED.items():
-        if name not in loaded:
-            sys.modules.pop(module.__name__, None)
-    plugins._LOADED.clear()
-    plugins._LOADED.update(loaded)
+    base.restore_agent_registry(registry)
+    plugins.restore_loaded_plugins(loaded, unimport=True)

@@ -185,6 +185,8 @@ def test_a_finished_run_grows_with_more_games_and_keeps_every_game_it_had(tmp_pa
 
 
 def test_a_failing_agent_loses_and_the_reason_is_stored(tmp_path):
+    registry = agents.base.agent_registry()
+
     @agents.register_agent
     class Crashing(agents.Agent):
         name = "test-crashing"
@@ -196,7 +198,7 @@ def test_a_failing_agent_loses_and_the_reason_is_stored(tmp_path):
         settings = TournamentSettings.create("kalah", ["random", "test-crashing"], games=2)
         run = arena.run_tournament(settings, str(tmp_path / "crash"), concurrency=1, progress=False)
     finally:
-        agents.base._AGENTS.pop("test-crashing")
+        agents.base.restore_agent_registry(registry)
     for g in run.games:
         crashed_seat = 0 if g.player0 == "test-crashing" else 1
         assert g.score_for(crashed_seat) == 0
@@ -344,6 +346,8 @@ def test_a_killed_run_resumes_with_every_game_once(tmp_path, kill_group):
 
 
 def test_an_agent_that_returns_an_illegal_move_loses(tmp_path):
+    registry = agents.base.agent_registry()
+
     @agents.register_agent
     class Cheater(agents.Agent):
         name = "test-illegal"
@@ -355,7 +359,7 @@ def test_an_agent_that_returns_an_illegal_move_loses(tmp_path):
         settings = TournamentSettings.create("kalah", ["random", "test-illegal"], games=2)
         run = arena.run_tournament(settings, str(tmp_path / "illegal"), concurrency=1, progress=False)
     finally:
-        agents.base._AGENTS.pop("test-illegal")
+        agents.base.restore_agent_registry(registry)
     assert all("illegal move 99" in g.end_reason and g.score == 0 for g in run.games)
     assert all(g.score_for(0 if g.player0 == "test-illegal" else 1) == 0 for g in run.games)
 

@@ -120,6 +120,8 @@ def test_the_cheating_reference_sees_the_whole_state():
 
 
 def test_the_arena_gives_agents_only_their_view(tmp_path):
+    registry = agents.base.agent_registry()
+
     @agents.register_agent
     class ViewChecker(agents.Agent):
         name = "test-view-checker"
@@ -135,7 +137,7 @@ def test_the_arena_gives_agents_only_their_view(tmp_path):
         settings = arena.TournamentSettings.create("dominoes", ["random", "test-view-checker"], games=4)
         run = arena.run_tournament(settings, str(tmp_path / "views"), concurrency=1, progress=False)
     finally:
-        agents.base._AGENTS.pop("test-view-checker")
+        agents.base.restore_agent_registry(registry)
     assert all(g.end_reason == "rules" for g in run.games)
 
 

@@ -43,10 +43,9 @@ def forget_plugins():
     """Each test's plugins leave the list of loaded plugins as it was."""
     from board_arena.agents import plugins
 
-    loaded = dict(plugins._LOADED)
+    loaded = plugins.loaded_plugins()
     yield
-    plugins._LOADED.clear()
-    plugins._LOADED.update(loaded)
+    plugins.restore_loaded_plugins(loaded)
 
 
 def arena(*args: str, **options) -> subprocess.CompletedProcess:

@@ -25,6 +25,10 @@ __all__ = [
     "available_agents",
     "agent_class",
     "parse_spec",
+    "load_agent_entry_points",
+    "agent_registry",
+    "restore_agent_registry",
+    "ENTRY_POINT_GROUP",
 ]
 
 
@@ -358,7 +362,7 @@ def register_agent(cls: type[Agent]) -> type[Agent]:
 def available_agents() -> list[str]:
     """The names :func:`make_agent` accepts: the built-in agents, the installed packages' (entry
     points) and the plugins loaded so far."""
-    _load_installed_agents()
+    load_agent_entry_points()
     return list(_AGENTS)
 
 
@@ -372,17 +376,56 @@ def agent_class(name: str) -> type[Agent]:
             package's agent failed to load (its entry point and the error).
     """
     if name not in _AGENTS:
-        _load_installed_agents()
+        load_agent_entry_points()
     try:
         return _AGENTS[name]
     except KeyError:
         raise ValueError(f"unknown agent {shown(name)}; available: {', '.join(_AGENTS)}") from None
 
 
-def _load_installed_agents() -> None:
-    from board_arena.agents.plugins import load_entry_points  # it imports this module
+#: The entry-point group under which installed packages declare agents.
+ENTRY_POINT_GROUP = "board_arena.agents"
+_ENTRY_POINTS_LOADED = False
 
-    load_entry_points()
+
+def load_agent_entry_points() -> list[str]:
+    """Loads every installed package's ``board_arena.agents`` entry points (once per process);
+    returns their names.
+
+    Raises:
+        ValueError: an entry point failed to load (its name and the error, one line).
+    """
+    global _ENTRY_POINTS_LOADED
+    if _ENTRY_POINTS_LOADED:
+        return []
+    _ENTRY_POINTS_LOADED = True
+    from importlib.metadata import entry_points
+
+    names = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = point.load()
+        except Exception as error:
+            raise ValueError(
+                f"entry point {point.name!r} ({point.value}) of group {ENTRY_POINT_GROUP} failed to load: "
+                f"{type(error).__name__}: {error}"
+            ) from None
+        if isinstance(loaded, type) and issubclass(loaded, Agent):
+            register_agent(loaded)
+        names.append(point.name)
+    return names
+
+
+def agent_registry() -> dict[str, type[Agent]]:
+    """The agents registered so far, by name (a copy: what :func:`restore_agent_registry` takes)."""
+    return dict(_AGENTS)
+
+
+def restore_agent_registry(saved: dict[str, type[Agent]]) -> None:
+    """Makes the registry ``saved`` again (taken by :func:`agent_registry`): the agents
+    registered since are forgotten. For tests and tools that register agents for a while."""
+    _AGENTS.clear()
+    _AGENTS.update(saved)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:

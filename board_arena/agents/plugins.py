@@ -1,7 +1,8 @@
 """Agents and games from outside the package: a Python file, package folder or module given by
-the user (``arena run --plugin my_agents.py``), and installed packages that declare agents under
-the entry-point group ``board_arena.agents`` (games: ``board_arena.games``, loaded by
-:mod:`engines.registry`).
+the user (``arena run --plugin my_agents.py``). Installed packages declare agents under the
+entry-point group ``board_arena.agents``, loaded by the agents' registry
+(:func:`agents.base.load_agent_entry_points`), and games under ``board_arena.games``, loaded by
+:mod:`engines.registry`.
 
 A plugin registers what it brings itself, as the built-in ones do: a subclass of
 :class:`agents.Agent` decorated with :func:`agents.register_agent` (see
@@ -25,9 +26,7 @@ import sys
 from types import ModuleType
 from typing import Iterable
 
-__all__ = ["load_plugin", "load_plugins", "plugin_name", "plugins_defining", "load_entry_points", "ENTRY_POINT_GROUP"]
-
-ENTRY_POINT_GROUP = "board_arena.agents"
+__all__ = ["load_plugin", "load_plugins", "plugin_name", "plugins_defining", "loaded_plugins", "restore_loaded_plugins"]
 
 _LOADED: dict[str, ModuleType] = {}
 
@@ -139,34 +138,18 @@ def load_plugins(names: Iterable[str]) -> None:
         load_plugin(name)
 
 
-_ENTRY_POINTS_LOADED = False
+def loaded_plugins() -> dict[str, ModuleType]:
+    """The plugins loaded in this process, by the name each was loaded with (a copy: what
+    :func:`restore_loaded_plugins` takes)."""
+    return dict(_LOADED)
 
 
-def load_entry_points() -> list[str]:
-    """Loads every installed package's ``board_arena.agents`` entry points (once per process);
-    returns their names.
-
-    Raises:
-        ValueError: an entry point failed to load (its name and the error, one line).
-    """
-    global _ENTRY_POINTS_LOADED
-    if _ENTRY_POINTS_LOADED:
-        return []
-    _ENTRY_POINTS_LOADED = True
-    from importlib.metadata import entry_points
-
-    from board_arena.agents.base import Agent, register_agent
-
-    names = []
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            loaded = point.load()
-        except Exception as error:
-            raise ValueError(
-                f"entry point {point.name!r} ({point.value}) of group {ENTRY_POINT_GROUP} failed to load: "
-                f"{type(error).__name__}: {error}"
-            ) from None
-        if isinstance(loaded, type) and issubclass(loaded, Agent):
-            register_agent(loaded)
-        names.append(point.name)
-    return names
+def restore_loaded_plugins(saved: dict[str, ModuleType], unimport: bool = False) -> None:
+    """Forgets the plugins loaded since ``saved`` was taken (by :func:`loaded_plugins`), so that
+    loading one again imports it again (with ``unimport``: its module also leaves
+    ``sys.modules``). For tests and tools that load plugins for a while."""
+    for name, module in _LOADED.items():
+        if unimport and name not in saved:
+            sys.modules.pop(module.__name__, None)
+    _LOADED.clear()
+    _LOADED.update(saved)

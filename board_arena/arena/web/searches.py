@@ -568,9 +568,10 @@ def _load(modules: list[str], plugins: list[str]) -> None:
     """Makes the server's games and agents from outside the package known here."""
     import importlib
 
-    from board_arena.agents.plugins import load_entry_points, load_plugins
+    from board_arena.agents.base import load_agent_entry_points
+    from board_arena.agents.plugins import load_plugins
 
-    load_entry_points()
+    load_agent_entry_points()
     engines.load_game_entry_points()
     load_plugins(plugins)
     for name in modules:

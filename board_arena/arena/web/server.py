@@ -268,9 +268,9 @@ class GameServer:
 
 def _plugins() -> list[str]:
     """The plugins this process loaded (the search processes load them too)."""
-    from board_arena.agents.plugins import _LOADED, plugin_name
+    from board_arena.agents.plugins import loaded_plugins, plugin_name
 
-    return [plugin_name(name) for name in _LOADED]
+    return [plugin_name(name) for name in loaded_plugins()]
 
 
 def _one_line(error: BaseException) -> str:
