@@ -18,20 +18,3 @@ The four parts, each a subpackage imported on its own (importing this package lo
 """
 
 __all__ = ["engines", "agents", "arena", "envs"]
-
-import gc as _gc
-
-
-class _CollectorPaused:
-    """Python's cyclic garbage collector paused while a subpackage imports numba, numpy and its
-    kernels: that makes a few hundred thousand objects that live as long as the process, and the
-    collector, run about 130 times meanwhile, would free nothing for a fifth of the import's CPU
-    time. It is left as it was found (nested pauses leave it to the outermost)."""
-
-    def __enter__(self) -> None:
-        self._was_collecting = _gc.isenabled()
-        _gc.disable()
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._was_collecting:
-            _gc.enable()

@@ -11,7 +11,6 @@ import time
 
 import pytest
 
-from board_arena import commandline
 from board_arena.commandline import int_list, interrupts_kept, positive_int
 
 EXPERIMENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "experiments")
@@ -49,17 +48,17 @@ def test_the_number_types_take_whole_numbers_of_at_least_one():
         int_list("1,,2")
 
 
-def test_an_interrupt_that_comes_while_c_code_calls_back_into_python_is_not_lost(monkeypatch):
+def test_an_interrupt_that_comes_while_c_code_calls_back_into_python_is_not_lost():
     # As llvmlite calls numba's hooks while a kernel compiles: ctypes prints and drops an
     # exception that leaves the callback, so a KeyboardInterrupt raised inside is lost.
-    returned = []
+    # The callback's code says it is llvmlite's, as numba's hooks are called from llvmlite's.
+    import llvmlite
 
-    def hook():
-        signal.raise_signal(signal.SIGINT)  # Ctrl-C, handled here, inside the callback
-        returned.append(True)
-
-    monkeypatch.setattr(commandline, "_callbacks_from_c", lambda: {hook.__code__})
-    from_c = ctypes.CFUNCTYPE(None)(hook)
+    returned: list[bool] = []
+    hook_code = "def hook():\n    signal.raise_signal(signal.SIGINT)\n    returned.append(True)\n"  # Ctrl-C, inside
+    namespace = {"signal": signal, "returned": returned}
+    exec(compile(hook_code, os.path.join(os.path.dirname(llvmlite.__file__), "callback.py"), "exec"), namespace)
+    from_c = ctypes.CFUNCTYPE(None)(namespace["hook"])
     # Python's own handler, as a command's process starts with (a test before may have left another).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:

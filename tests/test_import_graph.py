@@ -117,7 +117,7 @@ def test_the_check_finds_a_cycle_hidden_in_a_function_body_and_skips_annotations
 
 
 def test_importing_the_packages_leaves_the_garbage_collector_as_it_was_found():
-    """The cyclic collector is paused while the packages import numba (board_arena._CollectorPaused)
+    """The cyclic collector is paused while the packages import numba (board_arena._collector)
     and left as it was: on if it was on, off if the importer had switched it off. The arena command
     freezes the imports' objects (and asks OpenBLAS for one thread) only in its own process, never
     when called from Python."""

@@ -96,7 +96,7 @@ def test_spawned_workers_load_the_game_from_the_plugin(tmp_path, monkeypatch):
 
     from board_arena.arena.tournament import pool
 
-    monkeypatch.setattr(pool, "_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(pool, "worker_context", lambda: multiprocessing.get_context("spawn"))
     settings = TournamentSettings.create("tictactoe", ["greedy", "random"], games=4, plugins=[PLUGIN])
     assert settings.plugins == (PLUGIN,)
     run = run_tournament(settings, str(tmp_path / "spawn"), concurrency=2, progress=False)

@@ -347,7 +347,7 @@ def test_spawned_workers_load_the_plugins_too(tmp_path, monkeypatch):
 
     from board_arena.arena.tournament import pool
 
-    monkeypatch.setattr(pool, "_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(pool, "worker_context", lambda: multiprocessing.get_context("spawn"))
     settings = TournamentSettings.create(TINY, ["score-greedy", "random"], games=4, plugins=[SCORE_GREEDY])
     run = run_tournament(settings, str(tmp_path / "spawn"), concurrency=2, progress=False)
     assert len(run.games) == 4 and all(g.end_reason == "rules" for g in run.games)

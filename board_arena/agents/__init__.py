@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from board_arena import _CollectorPaused
+from board_arena._collector import CollectorPaused
 
-with _CollectorPaused():  # see board_arena._CollectorPaused
+with CollectorPaused():  # see board_arena._collector
     # Importing the modules registers their agents, in this order (the order of listings).
     # isort: off
     from board_arena.agents import simple  # noqa: F401

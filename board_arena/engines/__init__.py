@@ -10,9 +10,9 @@ See :mod:`engines.contract` for the compiled contract that agents search through
 :func:`register_game` to add a game from outside the package.
 """
 
-from board_arena import _CollectorPaused
+from board_arena._collector import CollectorPaused
 
-with _CollectorPaused():  # see board_arena._CollectorPaused
+with CollectorPaused():  # see board_arena._collector
     from board_arena.engines.dominoes import Dominoes
     from board_arena.engines.errors import IllegalMoveError, VariantError, shown
     from board_arena.engines.game import PLY_CAP, Game, GameRecord, Param, State

@@ -52,7 +52,7 @@ from board_arena.arena.tournament.pool import (
 )
 from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.tournament.store import GameResult
-from board_arena.arena.tournament.worker import _die_with_parent
+from board_arena.arena.tournament.worker import die_with_parent
 
 __all__ = ["ClusterAddress", "parse_cluster", "check_reachable", "import_ray", "RayPool", "INSTALL_HINT"]
 
@@ -176,7 +176,7 @@ class _GameWorker:
     (isolation, above), which it keeps from batch to batch and replaces when it dies."""
 
     def __init__(self, settings_json: str):
-        _die_with_parent()
+        die_with_parent()
         load_plugins(json.loads(settings_json).get("plugins", ()))
         self.pool = ProcessPool(TournamentSettings.from_json(settings_json), 1, keep_workers=True)
         self.pool.prepare()  # the worker process, forked from the actor, inherits the machine code

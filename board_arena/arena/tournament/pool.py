@@ -66,7 +66,7 @@ from board_arena.arena.tournament.worker import (
     warm_up_game,
 )
 
-__all__ = ["WorkerPool", "InlinePool", "ProcessPool", "WorkerLost", "WorkerDied", "BatchDone", "READY", "ignoring_interrupts"]
+__all__ = ["WorkerPool", "InlinePool", "ProcessPool", "WorkerLost", "WorkerDied", "BatchDone", "READY", "ignoring_interrupts", "worker_context"]
 
 
 class WorkerLost(RuntimeError):
@@ -463,8 +463,8 @@ class InlinePool(WorkerPool):
 # -- worker processes ------------------------------------------------------------------------
 
 
-def _context() -> ForkContext | SpawnContext:
-    """Where it is safe (Linux), workers are forked from the parent, which has warmed up every
+def worker_context() -> ForkContext | SpawnContext:
+    """The multiprocessing context that worker processes start in. Where it is safe (Linux), workers are forked from the parent, which has warmed up every
     kernel already: they start at once with the machine code in memory. Elsewhere they are
     spawned and each loads the kernels from the cache. (No thread may run at a fork: tqdm's
     monitor thread is switched off for this reason.)"""
@@ -518,7 +518,7 @@ class ProcessPool(WorkerPool):
 
     def __init__(self, settings: TournamentSettings, concurrency: int | None = None, keep_workers: bool = False):
         super().__init__(settings, concurrency, keep_workers)
-        self._context = _context()
+        self._context = worker_context()
 
     def prepare(self) -> None:
         # Forked workers inherit the machine code; spawned ones load it from the cache.

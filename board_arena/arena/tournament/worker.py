@@ -38,6 +38,7 @@ __all__ = [
     "warm_up_agents",
     "warm_up_game",
     "start_worker_process",
+    "die_with_parent",
 ]
 
 #: Agents a player keeps at most (the least recently used goes first): every agent of a round
@@ -403,7 +404,7 @@ def start_worker_process(
     parent, load the run's plugins, build its player (the game, every agent's kernels; publishing
     its games in ``live_dir`` when given, see :mod:`arena.tournament.live`; posting its turns on ``board``
     when given) and then count the kernels compiled from there on (expected: none)."""
-    _die_with_parent()
+    die_with_parent()
     # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them);
     # the installed packages' agents load at the first name not known (agents.agent_class).
     load_plugins(json.loads(settings_json).get("plugins", ()))
@@ -413,7 +414,7 @@ def start_worker_process(
     return player, CompileCounter().start()  # for the life of the process
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """On Linux, asks the kernel to kill this worker when the process that started it dies
     (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), so that a killed run leaves no orphan playing on."""
     if sys.platform != "linux":

@@ -586,7 +586,7 @@ def _template_main(connection: Connection, modules: list[str], plugins: list[str
     threaded, so that a fork copies nothing half-done."""
     from multiprocessing.reduction import send_handle
 
-    from board_arena.arena.tournament.worker import _die_with_parent, warm_up_game
+    from board_arena.arena.tournament.worker import die_with_parent, warm_up_game
 
     # No PR_SET_PDEATHSIG here: it fires when the *thread* that started this process ends, and a
     # request thread may restart the template. The template ends at the end of file on its pipe
@@ -620,7 +620,7 @@ def _template_main(connection: Connection, modules: list[str], plugins: list[str
                     connection.close()
                     ours.close()
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                    _die_with_parent()  # with the template, which dies with the server
+                    die_with_parent()  # with the template, which dies with the server
                     _worker_main(Connection(theirs.detach()), keep_mb)
                 finally:
                     os._exit(0)
