@@ -110,7 +110,7 @@ def _estimate(state: engines.State) -> int:
     return int(contract.margin(data)) + sign * int(change)
 
 
-def _solve(moves: str) -> tuple[str, list[int] | None]:
+def solve_opening(moves: str) -> tuple[str, list[int] | None]:
     """Bounds [lower, upper] of player 0's final margin after ``moves``: equal when solved, else
     (the first look proved it unbalanced, or the budget ran out) what was proven; None: not
     solved, its estimate being far from balanced."""
@@ -185,9 +185,9 @@ def balanced_openings(game_spec: str, plies: int, bound: int, count: int, seed: 
                 if pool is None:
                     if _WORKER.get("spec") != (game_spec, bound, table_mb, solve_seconds, prefilter):  # a new table for new settings
                         _init_worker(game_spec, bound, table_mb, solve_seconds, prefilter)
-                    solved = map(_solve, todo)
+                    solved = map(solve_opening, todo)
                 else:
-                    solved = pool.imap(_solve, todo)
+                    solved = pool.imap(solve_opening, todo)
                 for moves, bounds in solved:
                     if bounds is None:
                         estimated_far.add(moves)

@@ -27,7 +27,7 @@ import numpy as np
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, contract
 from board_arena.kernels import kernel, rng_below, rng_from_seed
-from board_arena.kernels.random import _GOLDEN, _MIX1, _MIX2
+from board_arena.kernels.random import GOLDEN, MIX1, MIX2
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -209,8 +209,8 @@ def check_conformance(game, games=20, invariant=None):
 # ``mix64(state + GOLDEN)``, a bijection, so a generator state that makes ``rng_below(rng, n)``
 # return any chosen ``k`` can be computed (splitmix64's finaliser inverted step by step), and the
 # draws for k = 0..n-1 must then be the n legal moves, each once.
-_MIX1_INVERSE = np.uint64(pow(int(_MIX1), -1, 2**64))
-_MIX2_INVERSE = np.uint64(pow(int(_MIX2), -1, 2**64))
+_MIX1_INVERSE = np.uint64(pow(int(MIX1), -1, 2**64))
+_MIX2_INVERSE = np.uint64(pow(int(MIX2), -1, 2**64))
 _U27, _U30, _U31, _U32, _U54, _U60, _U62 = (np.uint64(k) for k in (27, 30, 31, 32, 54, 60, 62))
 
 
@@ -224,7 +224,7 @@ def generator_for(k, n):
     z ^= (z >> _U27) ^ (z >> _U54)
     z *= _MIX1_INVERSE
     z ^= (z >> _U30) ^ (z >> _U60)
-    return z - _GOLDEN
+    return z - GOLDEN
 
 
 @kernel

@@ -9,10 +9,10 @@ import pytest
 from board_arena import agents, engines
 from board_arena.agents.alphabeta import (
     HISTORY_SIZE,
-    _find,
-    _replaced,
     alphabeta_search,
+    find_entry,
     new_table,
+    replaced_entry,
 )
 from board_arena.agents.base import Limit
 from board_arena.agents.mcts import (
@@ -451,10 +451,10 @@ def test_a_table_bucket_keeps_the_deepest_entry_of_the_current_search():
     table = new_table(0.001)
     buckets = np.uint64(len(table) // 2)
     deep, shallow = np.uint64(5), np.uint64(5) + buckets  # the same bucket, at entries 10 and 11
-    assert table.ctypes.data % 64 == 0 and (_find(table, deep), _replaced(table, deep, 9, 1)) == (-1, 10)
+    assert table.ctypes.data % 64 == 0 and (find_entry(table, deep), replaced_entry(table, deep, 9, 1)) == (-1, 10)
     table[10]["key"], table[10]["depth"], table[10]["age"], table[10]["bound"] = deep, 9, 1, 1
-    assert _find(table, deep) == 10 and _find(table, shallow) == -1
-    assert _replaced(table, shallow, 4, 1) == 11  # shallower: the always-replaced entry
-    assert _replaced(table, shallow, 9, 1) == 10  # as deep
-    assert _replaced(table, deep, 2, 1) == 10  # the same position, searched again
-    assert _replaced(table, shallow, 4, 2) == 10  # a deep entry of an earlier search gives way
+    assert find_entry(table, deep) == 10 and find_entry(table, shallow) == -1
+    assert replaced_entry(table, shallow, 4, 1) == 11  # shallower: the always-replaced entry
+    assert replaced_entry(table, shallow, 9, 1) == 10  # as deep
+    assert replaced_entry(table, deep, 2, 1) == 10  # the same position, searched again
+    assert replaced_entry(table, shallow, 4, 2) == 10  # a deep entry of an earlier search gives way

@@ -86,7 +86,7 @@ def test_the_file_reproduces_from_its_seed_and_reuses_the_values_it_solved(tmp_p
     assert module.main([*argv, "--out", str(first)]) == 0
     assert "pair" in first.read_text()
     # Again with the values known: nothing is solved, the same file comes out.
-    monkeypatch.setattr(module, "_solve", lambda moves: pytest.fail(f"solved {moves} again"))
+    monkeypatch.setattr(module, "solve_opening", lambda moves: pytest.fail(f"solved {moves} again"))
     assert module.main([*argv, "--out", str(second)]) == 0
     assert second.read_text() == first.read_text()
     # Another seed, other openings.

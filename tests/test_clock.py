@@ -26,10 +26,10 @@ def _readings(n):
 
 def test_the_clock_is_the_platforms_monotonic_clock():
     if sys.platform == "win32":
-        assert clock._WINDOWS
+        assert clock.IS_WINDOWS
     else:
         # clock_gettime with this platform's constant (1 on Linux, 6 on macOS, 4 on FreeBSD).
-        assert not clock._WINDOWS and clock._CLOCK_ID == time.CLOCK_MONOTONIC
+        assert not clock.IS_WINDOWS and clock.CLOCK_ID == time.CLOCK_MONOTONIC
 
 
 def test_the_clock_increases_and_keeps_time_in_nanoseconds():

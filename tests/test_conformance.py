@@ -46,7 +46,7 @@ def test_a_second_game_with_the_same_state_type_is_refused():
         __name__ = "impostor.kernels"
 
     mancala = engines.make("kalah").kernels
-    for name in contract._REQUIRED:
+    for name in contract.REQUIRED_MEMBERS:
         setattr(Impostor, name, getattr(mancala, name))
     with pytest.raises(TypeError, match="is the state type of board_arena.engines.mancala.kernels already"):
         contract.register(Impostor)

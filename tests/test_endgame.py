@@ -27,8 +27,9 @@ SOLVE_PY = Path(__file__).resolve().parent.parent / "experiments" / "solve.py"
 def cache(tmp_path, monkeypatch):
     """An empty cache folder, and no database remembered from an earlier test."""
     monkeypatch.setenv("BOARD_ARENA_CACHE", str(tmp_path))
-    monkeypatch.setattr(endgame, "_LOADED", {})
-    return tmp_path
+    endgame.forget_loaded()
+    yield tmp_path
+    endgame.forget_loaded()
 
 
 def built(cache) -> Path:
@@ -40,7 +41,7 @@ def built(cache) -> Path:
 
 def refused(path: Path, match: str) -> str:
     """The one-line message with which loading ``path`` is refused."""
-    endgame._LOADED.clear()
+    endgame.forget_loaded()
     with pytest.raises(endgame.DatabaseError, match=match) as caught:
         endgame.load(PITS, SEEDS)
     message = str(caught.value)
@@ -50,10 +51,10 @@ def refused(path: Path, match: str) -> str:
 
 def test_a_saved_database_loads_verified_and_equals_a_fresh_build(cache):
     path = built(cache)
-    header = datafile.read_header(path, endgame._KIND)
+    header = datafile.read_header(path, endgame.FILE_KIND)
     assert header["version"] == endgame.FORMAT_VERSION and header["seeds"] == SEEDS and header["pits"] == PITS
     assert header["entries"] == endgame.database_size(PITS, SEEDS) and header["capture"] == "kalah"
-    endgame._LOADED.clear()
+    endgame.forget_loaded()
     db, k = endgame.load(PITS, SEEDS)
     assert k == SEEDS and np.array_equal(db, endgame.build(PITS, SEEDS))
 
@@ -110,7 +111,7 @@ def test_a_refused_database_is_rebuilt_on_request(cache):
     path.write_bytes(b"")
     refused(path, "empty")
     db, _ = endgame.load(PITS, SEEDS, rebuild=True)
-    endgame._LOADED.clear()
+    endgame.forget_loaded()
     again, _ = endgame.load(PITS, SEEDS)
     assert np.array_equal(db, again)
 
@@ -148,7 +149,7 @@ def test_partial_files_are_cleaned_up(cache, monkeypatch):
 
     path.unlink()
     monkeypatch.setattr(datafile, "open", open_then_interrupt, raising=False)
-    endgame._LOADED.clear()
+    endgame.forget_loaded()
     with pytest.raises(KeyboardInterrupt):
         endgame.load(PITS, SEEDS, build_missing=True)
     assert list(path.parent.iterdir()) == []
@@ -261,7 +262,7 @@ def test_solve_py_proves_from_a_guess_and_prints_the_search_shape(capsys, cache)
 def test_solve_py_refuses_a_damaged_database_in_one_line(capsys, cache):
     path = built(cache)
     path.write_bytes(path.read_bytes()[:-1])
-    endgame._LOADED.clear()
+    endgame.forget_loaded()
     module = _solve_py()
     assert module.main(["--game", f"kalah:pits={PITS},seeds=2,empty_capture=true", "--endgame", str(SEEDS)]) == 2
     err = capsys.readouterr().err

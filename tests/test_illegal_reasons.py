@@ -160,7 +160,7 @@ def test_register_requires_illegal_reason():
         __name__ = "no_reasons.kernels"
 
     mancala = engines.make("kalah").kernels
-    for name in contract._REQUIRED:
+    for name in contract.REQUIRED_MEMBERS:
         if name != "illegal_reason":
             setattr(NoReasons, name, getattr(mancala, name))
     with pytest.raises(TypeError, match="lacks contract members: illegal_reason"):

@@ -86,7 +86,7 @@ def pits(state):
 
 
 def test_the_non_empty_pits_of_a_row_word_are_found_for_every_pit_count_in_every_place():
-    """``_nonempty_pits`` (a carry into each byte's high bit) marks bit 8j exactly where pit j
+    """``nonempty_pits`` (a carry into each byte's high bit) marks bit 8j exactly where pit j
     holds seeds: every count from 0 to 255 in each of the eight places, beside empty, full and
     random neighbours, compiled and as Python."""
     rng = np.random.default_rng(7)
@@ -98,7 +98,7 @@ def test_the_non_empty_pits_of_a_row_word_are_found_for_every_pit_count_in_every
                 pits[place] = count
                 rows.append(sum(int(p) << (8 * j) for j, p in enumerate(pits)))
                 expected.append(sum(1 << (8 * j) for j, p in enumerate(pits) if p))
-    nonempty = kernels._nonempty_pits
+    nonempty = kernels.nonempty_pits
     assert [int(nonempty(np.uint64(r))) for r in rows] == expected
     assert [int(nonempty.py_func(np.uint64(r))) for r in rows] == expected
 
@@ -111,9 +111,9 @@ WRAPS = pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 @pytest.mark.parametrize(
     "select",
     [
-        kernels._nth_nonempty_pit,
-        kernels._broadword_nth_nonempty_pit,
-        pytest.param(kernels._broadword_nth_nonempty_pit.py_func, marks=WRAPS),
+        kernels.nth_nonempty_pit,
+        kernels.broadword_nth_nonempty_pit,
+        pytest.param(kernels.broadword_nth_nonempty_pit.py_func, marks=WRAPS),
     ],
     ids=["host", "broadword", "python"],
 )
@@ -128,12 +128,12 @@ def test_the_random_move_is_the_kth_non_empty_pit_for_every_row(select):
 
 
 def test_the_sowings_masks_of_ones_are_the_table_rows_on_every_board():
-    """``_ones_below`` (``BYTE_ONES[n]`` by shifts, two of them on the 8-pit board) for every run
+    """``ones_below`` (``BYTE_ONES[n]`` by shifts, two of them on the 8-pit board) for every run
     length on every board, compiled and as Python: a shift by the word's width would give the
     wrong mask only on the largest board, at n = 0 or 8."""
     cases = [(n, pits) for pits in range(1, 9) for n in range(pits + 1)]
     expected = [int(kernels.BYTE_ONES[n]) for n, _ in cases]
-    ones = kernels._ones_below
+    ones = kernels.ones_below
     assert [int(ones(n, pits)) for n, pits in cases] == expected
     assert [int(ones.py_func(n, pits)) for n, pits in cases] == expected
 

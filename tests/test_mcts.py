@@ -26,9 +26,9 @@ from board_arena.agents.mcts import (
     WIDE_MINIMAX_NODE,
     WIDE_NODE,
     Settings,
-    _proven,
     init_tree,
     mcts_run,
+    proven_value,
     tree_record,
 )
 from board_arena.engines import contract
@@ -94,8 +94,8 @@ def test_solver_proofs_agree_with_the_exact_solver(seed):
     checked = 0
     root_children = set(tried_children(tree, ROOT))
     for node, position, mover in walk(tree, state):
-        value = _proven(tree[node]["total"])
-        children = [_proven(tree[c]["total"]) for c in tried_children(tree, node)]
+        value = proven_value(tree[node]["total"])
+        children = [proven_value(tree[c]["total"]) for c in tried_children(tree, node)]
         if value == UNPROVEN:
             assert 1.0 not in children
             decided = children and UNPROVEN not in children and len(children) == tree[node]["legal"]

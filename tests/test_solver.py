@@ -414,7 +414,7 @@ def test_a_solve_stopped_by_its_budget_leaves_its_proven_bounds_in_the_book(tmp_
 
 def test_a_book_of_format_version_1_is_still_read(tmp_path):
     """Books written before bounds were kept (exact values only) load as solved entries."""
-    from board_arena.agents.solver import _BOOK_ENTRY_V1, _BOOK_KIND, Book
+    from board_arena.agents.solver import BOOK_ENTRY_V1, BOOK_KIND, Book
     from board_arena.engines import datafile
 
     game = engines.make("kalah", pits=3, seeds=3, empty_capture=True)
@@ -422,9 +422,9 @@ def test_a_book_of_format_version_1_is_still_read(tmp_path):
     book = Book(game, path=None, min_work=1)
     solve(state, table_mb=1, book=book)
     solved = book.lowers == book.uppers
-    old = np.empty(int(solved.sum()), _BOOK_ENTRY_V1)
+    old = np.empty(int(solved.sum()), BOOK_ENTRY_V1)
     old["key"], old["value"] = book.keys[solved], book.lowers[solved]
-    datafile.write(tmp_path / "old.book", _BOOK_KIND, 1, book._fields(), old)
+    datafile.write(tmp_path / "old.book", BOOK_KIND, 1, book._fields(), old)
     read = Book(game, path=tmp_path / "old.book")
     assert len(read) == len(old) == read.solved() and read.value(state) == book.value(state) is not None
 
@@ -502,14 +502,14 @@ def test_the_solver_agent_prepares_its_first_move_at_warm_up(tmp_path, monkeypat
     game = engines.make("kalah", pits=3, seeds=3)
     spec = "solver:endgame=5,table_mb=3.25"
     agents.make_agent(spec).warm_up(game)
-    spare = solver._SPARE_TABLES[3.25]
+    spare = solver.SPARE_TABLES[3.25]
     agent = agents.make_agent(spec, seed=1)
     monkeypatch.setattr(solver.SolverAgent, "SAVE_AFTER_CPU", float("inf"))
     state = game.new_initial_state()
     agent.select_move(state)
-    assert agent._table is spare and 3.25 not in solver._SPARE_TABLES
+    assert agent._table is spare and 3.25 not in solver.SPARE_TABLES
     book = agent._book
-    assert book is not None and book is solver._shared_book(game) and len(book) == 0
+    assert book is not None and book is solver.shared_book(game) and len(book) == 0
     assert not solver.book_path(game).exists()
     monkeypatch.setattr(solver.SolverAgent, "SAVE_AFTER_CPU", 0.0)
     monkeypatch.setattr(book, "min_work", 1)

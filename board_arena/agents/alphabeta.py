@@ -122,7 +122,7 @@ def _bucket(table, key):
 
 
 @kernel(inline="always")
-def _find(table, key):
+def find_entry(table, key):
     """The index of ``key``'s entry, or -1."""
     i = _bucket(table, key)
     if table[i]["key"] == key and table[i]["bound"] != 0:
@@ -133,7 +133,7 @@ def _find(table, key):
 
 
 @kernel(inline="always")
-def _replaced(table, key, depth, age):
+def replaced_entry(table, key, depth, age):
     """The entry a search of ``depth`` below ``key`` overwrites: the bucket's first entry keeps
     the deepest search of the current root (or this key's), the second takes everything else."""
     i = _bucket(table, key)
@@ -239,7 +239,7 @@ def _store(table, frame, stats, ply, age):
     stats[STAT_HORIZON] |= frame["outer_horizon"]
     if frame["depth"] < TABLE_DEPTH:
         return best
-    slot = table[_replaced(table, frame["key"], frame["depth"], age)]
+    slot = table[replaced_entry(table, frame["key"], frame["depth"], age)]
     slot["age"] = age
     slot["key"] = frame["key"]
     slot["score"] = _to_table(best, ply)
@@ -282,7 +282,7 @@ def _negamax(stack, moves, keys, frames, table, age, killers, history, stats, to
             key = np.uint64(0)
             if frame["depth"] >= TABLE_DEPTH:
                 key = contract.state_hash(s)
-                slot = _find(table, key)
+                slot = find_entry(table, key)
                 if slot >= 0:
                     entry = table[slot]
                     tt_move = entry["move"]

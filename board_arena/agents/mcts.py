@@ -197,7 +197,7 @@ def _select_child(tree, values, node, c, alpha):
     """The tried child of ``node`` maximising UCB1, mean + c sqrt(ln N) sqrt(1 / n), where the
     mean is ``(1 - alpha) mean + alpha values[child]`` with implicit minimax (``alpha > 0``): one
     pass over the contiguous tried part of the block, c sqrt(ln N) computed once. A proven child
-    (its ``total`` not finite, see :func:`_proven`) counts its exact value: a proven loss is
+    (its ``total`` not finite, see :func:`proven_value`) counts its exact value: a proven loss is
     never chosen, a proven draw scores 0 with no exploration bonus (visiting it teaches nothing:
     it is chosen when every unproven child looks worse than a draw), a proven win is chosen at
     once. Every tried child has a
@@ -247,7 +247,7 @@ UNPROVEN = 2.0
 
 
 @kernel(inline="always")
-def _proven(total):
+def proven_value(total):
     """The exact value (1, 0, -1) that a record's ``total`` holds, or UNPROVEN."""
     if math.isfinite(total):
         return UNPROVEN
@@ -293,7 +293,7 @@ def _proof_of(tree, node):
     best = -1.0
     decided = tried == np.int64(tree[node]["legal"])
     for child in range(first, first + tried):
-        value = _proven(tree[child]["total"])
+        value = proven_value(tree[child]["total"])
         if value == 1.0:
             return 1.0
         if value == UNPROVEN:
@@ -430,7 +430,7 @@ def mcts_run(
                 break
             # Evaluation: a proven leaf's exact value, else the rollout, the heuristic or both.
             leaf = path[depth]
-            exact = _proven(tree[leaf]["total"]) if solver else UNPROVEN
+            exact = proven_value(tree[leaf]["total"]) if solver else UNPROVEN
             if exact != UNPROVEN:
                 result = exact if movers[depth] == 0 else -exact
                 heuristic = result
@@ -612,7 +612,7 @@ def merge_roots(trees: list[np.ndarray]) -> dict[int, RootChild]:
             if math.isfinite(total):
                 child.total += total
             else:
-                child.proven = float(_proven(total))
+                child.proven = float(proven_value(total))
     return children
 
 

@@ -1137,8 +1137,8 @@ def _now() -> float:
 #: One entry of a book: a position's key and the proven bounds of its value (equal: solved).
 BOOK_ENTRY = np.dtype([("key", np.uint64), ("lower", np.int16), ("upper", np.int16)])
 # Version 1 held exact values only (key, value); it is still read.
-_BOOK_ENTRY_V1 = np.dtype([("key", np.uint64), ("value", np.int16)])
-_BOOK_KIND = "board-arena solved positions"
+BOOK_ENTRY_V1 = np.dtype([("key", np.uint64), ("value", np.int16)])
+BOOK_KIND = "board-arena solved positions"
 _BOOK_VERSION = 2
 
 
@@ -1241,13 +1241,13 @@ class Book:
 
     def _read(self, path: Path) -> np.ndarray:
         try:
-            if datafile.read_header(path, _BOOK_KIND).get("version") == 1:
-                old = datafile.read(path, _BOOK_KIND, 1, self._fields(), _BOOK_ENTRY_V1)
+            if datafile.read_header(path, BOOK_KIND).get("version") == 1:
+                old = datafile.read(path, BOOK_KIND, 1, self._fields(), BOOK_ENTRY_V1)
                 entries = np.empty(len(old), BOOK_ENTRY)
                 entries["key"] = old["key"]
                 entries["lower"] = entries["upper"] = old["value"]
                 return entries
-            return datafile.read(path, _BOOK_KIND, _BOOK_VERSION, self._fields(), BOOK_ENTRY)
+            return datafile.read(path, BOOK_KIND, _BOOK_VERSION, self._fields(), BOOK_ENTRY)
         except datafile.DataFileError as error:
             raise datafile.DataFileError(f"{error}; delete it to start the book again") from None
 
@@ -1337,7 +1337,7 @@ class Book:
         datafile.remove_stale_partials(self.path)
         entries = np.empty(len(self.keys), BOOK_ENTRY)
         entries["key"], entries["lower"], entries["upper"] = self.keys, self.lowers, self.uppers
-        datafile.write(self.path, _BOOK_KIND, _BOOK_VERSION, self._fields(), entries)
+        datafile.write(self.path, BOOK_KIND, _BOOK_VERSION, self._fields(), entries)
         return self.path
 
 
@@ -1347,10 +1347,10 @@ _BOOKS: dict[Path, Book] = {}
 
 
 # A table made (and its pages written) by a warm-up, by size in MiB, for the next agent to take.
-_SPARE_TABLES: dict[float, np.ndarray] = {}
+SPARE_TABLES: dict[float, np.ndarray] = {}
 
 
-def _shared_book(game: Game) -> Book:
+def shared_book(game: Game) -> Book:
     path = book_path(game)
     book = _BOOKS.get(path)
     if book is None or book.game != game:
@@ -1423,13 +1423,13 @@ class SolverAgent(Agent):
         if self._game == game:
             return
         if self._table is None:
-            spare = _SPARE_TABLES.pop(self.params["table_mb"], None)
+            spare = SPARE_TABLES.pop(self.params["table_mb"], None)
             self._table = spare if spare is not None else new_solver_table(self.params["table_mb"])
         else:
             self._table[:] = 0  # another variant: its bounds would be wrong here
         self._game = game
         self._db = self._database(state)
-        self._book = _shared_book(game) if self.params["book"] else None
+        self._book = shared_book(game) if self.params["book"] else None
 
     def _database(self, state: State) -> tuple[np.ndarray, int] | None:
         game = state.game
@@ -1462,13 +1462,13 @@ class SolverAgent(Agent):
         _pin(table, np.zeros(1, np.uint64), np.zeros(1, np.int16), np.zeros(1, np.int16))
         _proven_entries(table, 1, np.zeros(0, np.uint64), np.zeros(0, np.int16), np.zeros(0, np.int16))
         if self.params["book"]:
-            _shared_book(game)
+            shared_book(game)
         # The table the first agent of these parameters takes, its pages written once here: the
         # first writes to a fresh table's pages (the kernel zeroes each huge page) cost a
         # 256 MiB table 30-50 ms of its first move.
         spare = new_solver_table(self.params["table_mb"])
         spare.fill(0)
-        _SPARE_TABLES[self.params["table_mb"]] = spare
+        SPARE_TABLES[self.params["table_mb"]] = spare
         Agent._warmed.add(key)
 
     def _select(self, state: State, limit: Limit) -> SearchInfo:

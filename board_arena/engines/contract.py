@@ -158,9 +158,11 @@ __all__ = [
     "random_playout",
     "default_random_playout",
     "random_playouts",
+    "REQUIRED_MEMBERS",
 ]
 
-_REQUIRED = (
+#: What every game's kernel module defines (:func:`register` checks it).
+REQUIRED_MEMBERS = (
     "STATE_DTYPE",
     "MAX_MOVES",
     "MOVE_BOUND",
@@ -217,7 +219,7 @@ def state_dtype(fields: Iterable[tuple[Any, ...]]) -> np.dtype:
 
 def register(module: ModuleType) -> None:
     """Register a game's kernel module (see the module docstring for what it must provide)."""
-    missing = [name for name in _REQUIRED if not hasattr(module, name)]
+    missing = [name for name in REQUIRED_MEMBERS if not hasattr(module, name)]
     if missing:
         raise TypeError(f"{module.__name__} lacks contract members: {', '.join(missing)}")
     dtype = np.dtype(module.STATE_DTYPE)

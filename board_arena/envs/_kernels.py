@@ -16,7 +16,7 @@ from board_arena.kernels import kernel, rng_below
 
 
 @kernel
-def _reset_all(states, template, code, rngs, obs, masks, to_play, moves, dense, sorted_moves, sorted_actions):
+def reset_all(states, template, code, rngs, obs, masks, to_play, moves, dense, sorted_moves, sorted_actions):
     """Every slot a new game: the template start with its random parts drawn from the slot's rng."""
     for i in range(states.shape[0]):
         states[i] = template
@@ -28,7 +28,7 @@ def _reset_all(states, template, code, rngs, obs, masks, to_play, moves, dense, 
 
 
 @kernel
-def _step_all(states, template, code, rngs, actions, action_moves, dense, sorted_moves, sorted_actions,
+def step_all(states, template, code, rngs, actions, action_moves, dense, sorted_moves, sorted_actions,
               obs, masks, rewards, dones, to_play, moves):
     """Plays ``actions[i]`` in game ``i`` for every i; a game that ends gives its rewards (player
     0's and player 1's outcome) and restarts. Returns -1, or the first slot whose action is not
@@ -61,7 +61,7 @@ def _step_all(states, template, code, rngs, actions, action_moves, dense, sorted
 
 
 @kernel
-def _random_actions(masks, rng, out):
+def random_actions(masks, rng, out):
     """``out[i]``: a uniformly random legal action of slot ``i`` (``masks: bool[N, A]``)."""
     for i in range(masks.shape[0]):
         n = 0
@@ -77,16 +77,16 @@ def _random_actions(masks, rng, out):
 
 
 @kernel
-def _random_step(states, template, code, rngs, action_rng, actions, action_moves, dense, sorted_moves,
+def random_step(states, template, code, rngs, action_rng, actions, action_moves, dense, sorted_moves,
                  sorted_actions, obs, masks, rewards, dones, to_play, moves):
-    """:func:`_random_actions` then :func:`_step_all`, without a return to Python between them."""
-    _random_actions(masks, action_rng, actions)
-    _step_all(states, template, code, rngs, actions, action_moves, dense, sorted_moves, sorted_actions,
+    """:func:`random_actions` then :func:`step_all`, without a return to Python between them."""
+    random_actions(masks, action_rng, actions)
+    step_all(states, template, code, rngs, actions, action_moves, dense, sorted_moves, sorted_actions,
               obs, masks, rewards, dones, to_play, moves)
 
 
 @kernel
-def _afterstates(states, action_moves, masks, scratch, obs, again, terminal, value):
+def afterstates(states, action_moves, masks, scratch, obs, again, terminal, value):
     """For every game ``i`` and legal action ``a``: the position after it, seen by the mover
     (``obs[i, a]``), whether the mover moves again, whether it ends the game and then the mover's
     result (``value[i, a]``)."""

@@ -25,11 +25,11 @@ import numpy as np
 from board_arena import engines
 from board_arena.engines.game import Game
 from board_arena.envs._kernels import (
-    _afterstates,
-    _random_actions,
-    _random_step,
-    _reset_all,
-    _step_all,
+    afterstates,
+    random_actions,
+    random_step,
+    reset_all,
+    step_all,
 )
 from board_arena.kernels import rng_from_seed
 
@@ -120,7 +120,7 @@ class BatchedEnv:
         for i in range(self.num_envs):
             self._rngs[i] = rng_from_seed(self.seed * 1_000_003 + i + 1)
         self._action_rng = rng_from_seed(self.seed)
-        _reset_all(self.states, self._template[0], self._code, self._rngs, self._obs, self._masks,
+        reset_all(self.states, self._template[0], self._code, self._rngs, self._obs, self._masks,
                    self._to_play, self._moves, *self._tables[1:])
         self._rewards[:] = 0
         self._dones[:] = False
@@ -143,7 +143,7 @@ class BatchedEnv:
                 f"and type {actions.dtype}"
             )
         self._actions[:] = actions
-        bad = _step_all(self.states, self._template[0], self._code, self._rngs, self._actions, *self._tables,
+        bad = step_all(self.states, self._template[0], self._code, self._rngs, self._actions, *self._tables,
                         self._obs, self._masks, self._rewards, self._dones, self._to_play, self._moves)
         if bad >= 0:
             raise IllegalActionError(
@@ -155,7 +155,7 @@ class BatchedEnv:
         """Plays a uniformly random legal action in every game (random self-play, drawn from the
         environment's seed) in one compiled call; returns ``(actions, obs, mask, rewards, dones)``."""
         actions = self._actions
-        _random_step(self.states, self._template[0], self._code, self._rngs, self._action_rng, actions,
+        random_step(self.states, self._template[0], self._code, self._rngs, self._action_rng, actions,
                      *self._tables, self._obs, self._masks, self._rewards, self._dones, self._to_play, self._moves)
         return (self._read_only(actions), *self._views)
 
@@ -172,13 +172,13 @@ class BatchedEnv:
         terminal = np.zeros((n, a), np.bool_)
         value = np.zeros((n, a), np.float32)
         scratch = np.zeros(1, self.states.dtype)
-        _afterstates(self.states, self._tables[0], self._masks, scratch, obs, again, terminal, value)
+        afterstates(self.states, self._tables[0], self._masks, scratch, obs, again, terminal, value)
         return obs.reshape((n, a, *self.observation_shape)), again, terminal, value
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action per game (drawn from the environment's seed)."""
         out = np.empty(self.num_envs, np.int64)
-        _random_actions(self._masks, self._action_rng, out)
+        random_actions(self._masks, self._action_rng, out)
         return out
 
     @staticmethod

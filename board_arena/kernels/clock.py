@@ -23,13 +23,14 @@ from numba.extending import intrinsic
 
 from board_arena.kernels.cache import JIT_DISABLED, kernel
 
-__all__ = ["monotonic_ns", "deadline_after", "CLOCK_FAILED"]
+__all__ = ["monotonic_ns", "deadline_after", "CLOCK_FAILED", "IS_WINDOWS", "CLOCK_ID"]
 
 #: What a failing clock reads: past every deadline, so that a time budget ends at once, never hangs.
 CLOCK_FAILED = np.iinfo(np.int64).max
 
-_WINDOWS = sys.platform == "win32"
-_CLOCK_ID = 0 if _WINDOWS else time.CLOCK_MONOTONIC
+#: Windows reads QueryPerformanceCounter; every other platform clock_gettime of ``CLOCK_ID``.
+IS_WINDOWS = sys.platform == "win32"
+CLOCK_ID = 0 if IS_WINDOWS else time.CLOCK_MONOTONIC
 
 
 @intrinsic
@@ -43,7 +44,7 @@ def _platform_clock_ns(typingctx):
             return fn if fn is not None else ir.Function(module, fnty, name)
 
         billion = ir.Constant(i64, 1_000_000_000)
-        if _WINDOWS:
+        if IS_WINDOWS:
             fnty = ir.FunctionType(i32, [i64.as_pointer()])
             count, frequency = builder.alloca(i64), builder.alloca(i64)
             got_count = builder.call(declare("QueryPerformanceCounter", fnty), [count])
@@ -61,7 +62,7 @@ def _platform_clock_ns(typingctx):
             timespec = ir.LiteralStructType([i64, i64])
             fnty = ir.FunctionType(i32, [i32, timespec.as_pointer()])
             ts = builder.alloca(timespec)
-            rc = builder.call(declare("clock_gettime", fnty), [ir.Constant(i32, _CLOCK_ID), ts])
+            rc = builder.call(declare("clock_gettime", fnty), [ir.Constant(i32, CLOCK_ID), ts])
             ok = builder.icmp_signed("==", rc, ir.Constant(i32, 0))
             zero = ir.Constant(i32, 0)
             sec = builder.load(builder.gep(ts, [zero, zero]))

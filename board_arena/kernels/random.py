@@ -18,11 +18,13 @@ import numpy as np
 
 from board_arena.kernels.cache import JIT_DISABLED, kernel
 
-__all__ = ["rng_from_seed", "rng_step", "rng_next", "rng_below", "bits_below", "rng_uniform", "mix64"]
+__all__ = ["rng_from_seed", "rng_step", "rng_next", "rng_below", "bits_below", "rng_uniform", "mix64", "GOLDEN", "MIX1", "MIX2"]
 
-_GOLDEN = np.uint64(0x9E37_79B9_7F4A_7C15)
-_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
-_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
+#: splitmix64's constants: the step of the state (the golden ratio's 64 bits), and the two
+#: multipliers of the finaliser (odd, so that a test can invert the mix).
+GOLDEN = np.uint64(0x9E37_79B9_7F4A_7C15)
+MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
+MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
 _U30 = np.uint64(30)
 _U27 = np.uint64(27)
 _U31 = np.uint64(31)
@@ -40,8 +42,8 @@ def rng_from_seed(seed: int) -> np.ndarray:
 def mix64(z):
     """The splitmix64 finaliser: a bijection of uint64 that spreads every input bit over the
     output (also the engines' hash mixer)."""
-    z = (z ^ (z >> _U30)) * _MIX1
-    z = (z ^ (z >> _U27)) * _MIX2
+    z = (z ^ (z >> _U30)) * MIX1
+    z = (z ^ (z >> _U27)) * MIX2
     return z ^ (z >> _U31)
 
 
@@ -54,7 +56,7 @@ def rng_step(x):
     make the compiler reload whatever it cannot prove untouched. ``rng_next(rng)`` is
     ``rng_step(rng[0])`` with the state written back, so both give the same numbers.
     """
-    x += _GOLDEN
+    x += GOLDEN
     return x, mix64(x)
 
 

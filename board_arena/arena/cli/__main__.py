@@ -4,4 +4,5 @@ import sys
 
 from board_arena.arena.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a tool imports every module of the package
+    sys.exit(main())

@@ -96,7 +96,7 @@ def path_move(path: Sequence[int]) -> int:
 
 def is_jump_id(move: int) -> bool:
     """True for ids that name a jump path (whether or not it is legal anywhere)."""
-    return 0 <= move < kernels.MOVE_BOUND and bool(kernels._is_path_id(move))
+    return 0 <= move < kernels.MOVE_BOUND and bool(kernels.is_path_id(move))
 
 
 class Konane(Game):

@@ -445,7 +445,7 @@ REASON_STEP_SHIFT = 8
 
 
 @kernel(inline="always")
-def _is_path_id(move):
+def is_path_id(move):
     """True for ids that name a jump path (whether or not it is legal anywhere): straight paths of
     1-3 jumps below JUMP_IDS, and paths of 2-MAX_JUMPS jumps with a turn and nothing written past
     their last jump."""
@@ -540,7 +540,7 @@ def illegal_reason(s, move):
     if s["terminal"]:
         return REASON_GAME_OVER
     is_removal = REMOVE_BASE <= move < PASS
-    if move != PASS and not is_removal and not _is_path_id(move):
+    if move != PASS and not is_removal and not is_path_id(move):
         return REASON_NOT_A_MOVE
     size = np.int64(s["size"])
     me = s["to_move"]

@@ -49,21 +49,22 @@ from board_arena.engines.mancala.kernels import (
     CAPTURE_KALAH,
     MAX_DB_SEEDS,
     STATE_DTYPE,
-    _row_sum,
     apply_move,
     level_offset,
     rank_position,
+    row_sum,
 )
 from board_arena.kernels import kernel
 
 __all__ = ["build", "load", "read", "check", "cache_dir", "database_path", "database_size", "available_sizes", "UNKNOWN",
-           "MAX_BUILD_POSITIONS", "DatabaseError", "FORMAT_VERSION", "main"]
+           "MAX_BUILD_POSITIONS", "DatabaseError", "FORMAT_VERSION", "FILE_KIND", "forget_loaded", "main"]
 
 #: The value of a position not solved yet (values lie in [-k, k], k <= 63).
 UNKNOWN = -128
 #: The version of the file format (the header and the layout of the values) that this module writes and reads.
 FORMAT_VERSION = 2
-_KIND = "board-arena Kalah endgame database"
+#: The kind that a database file's header names.
+FILE_KIND = "board-arena Kalah endgame database"
 # The longest chain of same-level moves: each lowers the seeds' total distance to their stores,
 # at most k * pits.
 _CHAIN = MAX_DB_SEEDS * kernels.MAX_PITS + 2
@@ -170,7 +171,7 @@ def _next_composition(cells):
 
 @kernel(inline="always")
 def _index_of(mover, other, pits):
-    n = _row_sum(mover) + _row_sum(other)
+    n = row_sum(mover) + row_sum(other)
     return level_offset(2 * pits, n) + rank_position(mover, other, pits, n)
 
 
@@ -196,7 +197,7 @@ def _solve_rank(db, n, rank, work, cells, stack, children, gains, signs):
         mover, other = _rows_of(cells, pits)
         if mover == 0 or other == 0:
             # Not a playable position (the game ended): the sweep gives each side its own row.
-            db[base + r] = _row_sum(mover) - _row_sum(other)
+            db[base + r] = row_sum(mover) - row_sum(other)
             top -= 1
             continue
         s["rows"][0] = mover
@@ -387,6 +388,11 @@ def cache_dir() -> Path:
 _LOADED: dict[Path, np.ndarray] = {}
 
 
+def forget_loaded() -> None:
+    """Forgets the databases read in this process: the next :func:`load` reads its file again."""
+    _LOADED.clear()
+
+
 def database_path(pits: int, k: int, capture: int, empty_capture: bool) -> Path:
     """The file of a variant's database in the cache folder."""
     rule = "kalah" if capture == CAPTURE_KALAH else "opposite"
@@ -426,7 +432,7 @@ def read(path: Path, pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capt
         DatabaseError: the file fails a check.
     """
     try:
-        db = datafile.read(path, _KIND, FORMAT_VERSION, _header_fields(pits, k, capture, empty_capture), np.dtype(np.int8))
+        db = datafile.read(path, FILE_KIND, FORMAT_VERSION, _header_fields(pits, k, capture, empty_capture), np.dtype(np.int8))
     except datafile.DataFileError as error:
         raise DatabaseError(f"{error}; {_rebuild_hint(pits, k, capture, empty_capture)}") from None
     if len(db) != database_size(pits, k):
@@ -467,7 +473,7 @@ def load(pits: int, k: int, capture: int = CAPTURE_KALAH, empty_capture: bool = 
     if path.is_dir():
         raise DatabaseError(f"{path} is a folder, where the database file should be: move it away")
     db = build(pits, k, capture, empty_capture, progress=progress)
-    datafile.write(path, _KIND, FORMAT_VERSION, _header_fields(pits, k, capture, empty_capture), db)
+    datafile.write(path, FILE_KIND, FORMAT_VERSION, _header_fields(pits, k, capture, empty_capture), db)
     _LOADED[path] = db
     return db, k
 

@@ -82,13 +82,13 @@ def _pit(row, j):
 
 
 @kernel(inline="always")
-def _row_sum(row):
+def row_sum(row):
     """Seeds in a row: the byte sum lands in the top byte (no carry: a row holds < 256)."""
     return np.int64((row * _LOW_BITS) >> _U56)
 
 
 @kernel(inline="always")
-def _nonempty_pits(row):
+def nonempty_pits(row):
     """Bit 8j is set iff pit j holds seeds: adding 0x7F to each byte's low seven bits carries
     into its high bit iff they are not all zero (no carry leaves the byte), OR the byte's own
     high bit; four operations in a row, where folding the byte's bits took seven."""
@@ -115,7 +115,7 @@ def legal_moves(s, out):
     """The non-empty pits of the mover's row (ids 0..pits-1 from the mover's left)."""
     if s["terminal"]:
         return 0
-    nonempty = _nonempty_pits(s["rows"][s["to_move"]])
+    nonempty = nonempty_pits(s["rows"][s["to_move"]])
     n = 0
     while nonempty:
         out[n] = lowest_bit_index(nonempty) >> 3
@@ -141,7 +141,7 @@ def illegal_reason(s, move):
 
 
 @kernel(inline="always")
-def _ones_below(n, pits):
+def ones_below(n, pits):
     """``BYTE_ONES[n]`` (0 <= n <= pits) computed in registers, where a table lookup would add a
     load to the sowing's chain: one shift, or two on the 8-pit board, whose ``n = 8`` would shift
     by the word's width (``pits`` is a constant where the code is specialised for a board)."""
@@ -182,10 +182,10 @@ def _sow(mine, theirs, move, pits, capture, empty_capture):
     # The rest, in at most four runs: own pits after the start, own store, opponent's pits, own
     # pits from the left.
     last = move + seeds
-    mine += ((_LOW_BITS << shift) << _U8) & _ones_below(min(last, pits - 1) + 1, pits)
+    mine += ((_LOW_BITS << shift) << _U8) & ones_below(min(last, pits - 1) + 1, pits)
     banked += last >= pits
-    theirs += _ones_below(min(max(last - pits, 0), pits), pits)
-    mine += _ones_below(max(last - 2 * pits, 0), pits)
+    theirs += ones_below(min(max(last - pits, 0), pits), pits)
+    mine += ones_below(max(last - 2 * pits, 0), pits)
 
     # The last seed in an own pit that was empty before it captures the opposite pit. The pit
     # numbers are wrapped into 0..7 so that every shift is defined; they matter only when the
@@ -215,8 +215,8 @@ def apply_move(s, move):
     stores = s["stores"]
     stores[me] += banked
     if mine == 0 or theirs == 0:
-        stores[me] += _row_sum(mine)
-        stores[1 - me] += _row_sum(theirs)
+        stores[me] += row_sum(mine)
+        stores[1 - me] += row_sum(theirs)
         mine = np.uint64(0)
         theirs = np.uint64(0)
         s["terminal"] = 1
@@ -227,8 +227,8 @@ def apply_move(s, move):
 
 
 @kernel(inline="always")
-def _broadword_nth_nonempty_pit(nonempty, k):
-    """The pit of the ``k``-th (from 0) set bit of a ``_nonempty_pits`` word, without a loop:
+def broadword_nth_nonempty_pit(nonempty, k):
+    """The pit of the ``k``-th (from 0) set bit of a ``nonempty_pits`` word, without a loop:
     byte j of ``nonempty * 0x0101...`` counts the non-empty pits 0..j (at most 8, no carry), and
     the pit sought is the number of bytes whose count is at most ``k`` (SWAR compare: the high
     bit of ``(count | 0x80) - (k + 1)`` is set iff count > k)."""
@@ -240,20 +240,20 @@ def _broadword_nth_nonempty_pit(nonempty, k):
 if FAST_PDEP:
 
     @kernel(inline="always")
-    def _nth_nonempty_pit(nonempty, k):
-        """The pit of the ``k``-th (from 0) set bit of a ``_nonempty_pits`` word: ``pdep``'s select
+    def nth_nonempty_pit(nonempty, k):
+        """The pit of the ``k``-th (from 0) set bit of a ``nonempty_pits`` word: ``pdep``'s select
         (:func:`nth_set_bit`), a chain of four operations where the broadword one has six."""
         return nth_set_bit(nonempty, k) >> 3
 
 else:
-    _nth_nonempty_pit = _broadword_nth_nonempty_pit
+    nth_nonempty_pit = broadword_nth_nonempty_pit
 
 
 @kernel(inline="always")
 def random_legal_move(s, rng, scratch):
     """``legal_moves``' move at index ``rng_below(rng, n)``, from the row word without a list."""
-    nonempty = _nonempty_pits(s["rows"][s["to_move"]])
-    return _nth_nonempty_pit(nonempty, rng_below(rng, popcount(nonempty)))
+    nonempty = nonempty_pits(s["rows"][s["to_move"]])
+    return nth_nonempty_pit(nonempty, rng_below(rng, popcount(nonempty)))
 
 
 #: The board whose playouts are compiled with the pit count and the capture rule constants (both
@@ -291,8 +291,8 @@ def _playout(s, rng, pits, capture, empty_capture):
     plies = 0
     while True:
         x, bits = rng_step(x)
-        nonempty = _nonempty_pits(mine)
-        move = _nth_nonempty_pit(nonempty, bits_below(bits, popcount(nonempty)))
+        nonempty = nonempty_pits(mine)
+        move = nth_nonempty_pit(nonempty, bits_below(bits, popcount(nonempty)))
         mine, theirs, banked, extra_turn = _sow(mine, theirs, move, pits, capture, empty_capture)
         my_store += banked
         plies += 1
@@ -302,8 +302,8 @@ def _playout(s, rng, pits, capture, empty_capture):
             mine, theirs = theirs, mine
             my_store, their_store = their_store, my_store
             me = 1 - me
-    s["stores"][me] = my_store + _row_sum(mine)
-    s["stores"][1 - me] = their_store + _row_sum(theirs)
+    s["stores"][me] = my_store + row_sum(mine)
+    s["stores"][1 - me] = their_store + row_sum(theirs)
     s["rows"][0] = 0
     s["rows"][1] = 0
     s["to_move"] = me
@@ -341,7 +341,7 @@ def outcome(s):
 @kernel(inline="always")
 def heuristic(s):
     """Store difference over the seeds in play (strictly inside (-1, 1))."""
-    total = _row_sum(s["rows"][0]) + _row_sum(s["rows"][1]) + s["stores"][0] + s["stores"][1]
+    total = row_sum(s["rows"][0]) + row_sum(s["rows"][1]) + s["stores"][0] + s["stores"][1]
     return score(s) / (total + 1.0)
 
 
@@ -368,7 +368,7 @@ def margin(s):
 def margin_bounds(s):
     """Seeds never leave a store: from here the margin changes by at most the seeds on the board
     either way (so a store holding more than half of all seeds decides the game)."""
-    board = _row_sum(s["rows"][0]) + _row_sum(s["rows"][1])
+    board = row_sum(s["rows"][0]) + row_sum(s["rows"][1])
     return -board, board
 
 
@@ -435,7 +435,7 @@ def endgame_value(s, db, k):
     me = s["to_move"]
     mover = s["rows"][me]
     other = s["rows"][1 - me]
-    n = _row_sum(mover) + _row_sum(other)
+    n = row_sum(mover) + row_sum(other)
     if n > k:
         return NO_ENDGAME_VALUE
     pits = np.int64(s["pits"])
