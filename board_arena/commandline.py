@@ -100,8 +100,8 @@ def _interrupt(signum: int, frame: Any) -> None:
 def interrupts_kept() -> Iterator[None]:
     """Ctrl-C inside raises ``KeyboardInterrupt`` in the main thread, as Python's own handler
     does, but is never lost: ctypes prints and drops an exception that leaves a callback from C
-    code, and an interrupt that came while llvmlite called numba's hooks (as a kernel compiles)
-    was dropped so. An interrupt that comes while llvmlite's code runs is sent again 10 ms later,
+    code, so an interrupt that comes while llvmlite calls numba's hooks (as a kernel compiles)
+    would be dropped. An interrupt that comes while llvmlite's code runs is sent again 10 ms later,
     until it comes outside. (Only where Python's own handler is in place, in the main
     thread; it is put back at the end.)"""
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:

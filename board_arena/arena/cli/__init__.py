@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 class _VersionAction(argparse.Action):
     """``--version``, looked up only when asked for (reading the installed distributions' metadata
-    costs every command some 30 ms of CPU otherwise)."""
+    would slow every command otherwise)."""
 
     def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
@@ -102,9 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     own_process = argv is None
     if own_process:
         gc.disable()
-        # numpy's OpenBLAS starts a thread per core when numpy is imported, and they spin: about
-        # 0.1 s of CPU at each start of a command whose linear algebra is a few small matrices
-        # (the ratings), with the games in worker processes already one per core. As Ray does
+        # numpy's OpenBLAS starts a thread per core when numpy is imported, and they spin: CPU
+        # spent at each start of a command whose linear algebra is a few small matrices (the
+        # ratings), with the games in worker processes already one per core. As Ray does
         # for its workers, one thread, unless the user has said otherwise.
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:

@@ -18,8 +18,8 @@ scheduler's, the same as for the local backends. What is Ray's own, and why:
   its :class:`arena.tournament.worker.TurnBoard`), so that an agent that crashes its process, or hangs past
   its time, loses that game with the reason recorded, exactly as on the local pool, and the
   actor replaces its worker and plays on; the actor itself never runs an agent's search.
-- Batches of about ``BATCH_SECONDS`` (half a second), so that Ray's per-call cost (about a
-  millisecond) stays small next to the play.
+- Batches of about ``BATCH_SECONDS`` each, so that Ray's per-call cost stays small next to the
+  play.
 - An actor that dies (its process killed, its node gone) costs only the batches it held: they are
   played elsewhere, and a new actor takes the dead one's place while the cluster has a CPU for
   it. A cluster that shrinks plays on with fewer workers.

@@ -10,9 +10,8 @@
 Every file is replaced whole (written aside, then renamed), so a reader never sees half of one;
 none of them is the database, whose one writer stays the run's process. A player writes before
 a search starts, when the last write is ``LIVE_SECONDS`` old or the agent to move searches for
-``SLOW_SEARCH`` or more (its times smoothed over its moves; a write costs about a tenth of a
-millisecond), and when a game ends after such a search: quick
-games cost a write per ``LIVE_SECONDS``, slow agents a write per move, and a watcher never waits
+``SLOW_SEARCH`` or more (its times smoothed over its moves; a write is cheap), and when a game
+ends after such a search: quick games cost a write per ``LIVE_SECONDS``, slow agents a write per move, and a watcher never waits
 through a long search for the move played before it.
 """
 
@@ -77,7 +76,7 @@ class LiveWriter:
     def position(self, game_id: int, players: Sequence[str], game_seed: int, moves: Sequence[str], to_move: int | None) -> None:
         """The game ``game_id`` between ``players`` (labels by seat) has reached ``moves``, and
         the agent in seat ``to_move`` is about to search (None: the game is over)."""
-        # Called before every move of every game: kept to a few operations (about a microsecond).
+        # Called before every move of every game: kept to a few operations.
         now = time.monotonic()
         finished = -1.0  # how long the agent that has just moved searches, smoothed (-1: none)
         if self.searching is not None:

@@ -9,8 +9,8 @@ run resumes with complete logs). Entry ``i`` belongs to ply ``i`` (``moves[i]``)
 
 ``value`` is the search's estimate for the mover in [-1, 1], ``exact`` whether it is a proven
 result; fields an agent does not report are ``null`` (see :class:`agents.SearchInfo`). Arrays
-rather than one object per move keep the log about a third of the size and quick to write: the
-log costs the single writer of a run little beside the game itself.
+rather than one object per move keep the log small and quick to write: the log costs the single
+writer of a run little beside the game itself.
 
 SQL users read the logs through the view ``moves`` (one row per ply of every stored game)::
 

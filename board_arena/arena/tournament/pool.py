@@ -474,8 +474,8 @@ def worker_context() -> ForkContext | SpawnContext:
 
 
 #: A worker process sends the games it has finished at most this often, and at the end of each
-#: batch: a message (and a wake-up of the run's process) per game would cost games of a few
-#: milliseconds a tenth of their time.
+#: batch: a message (and a wake-up of the run's process) per game would cost the shortest games
+#: a good part of their time.
 SEND_SECONDS = 0.05
 
 

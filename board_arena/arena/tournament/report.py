@@ -52,8 +52,8 @@ def write_report(run: Run, anchor: str | None = None, plots: bool = True) -> str
 
 def print_report(run: Run, anchor: str | None = None, plots: bool = True, file: TextIO | None = None) -> None:
     """Prints the report of a run (:func:`write_report`'s text) as soon as it is computed, then,
-    when ``plots``, writes the plots and prints their paths: drawing them (matplotlib, about a
-    second of CPU) never delays the report. A reader that stops early (``arena report DIR |
+    when ``plots``, writes the plots and prints their paths: drawing them (matplotlib, slow to
+    import and draw) never delays the report. A reader that stops early (``arena report DIR |
     head``) still gets the plots written.
 
     Raises:
@@ -84,7 +84,7 @@ def _report_text(run: Run, ratings: Ratings) -> str:
 def _write_plots(run: Run, ratings: Ratings) -> str | None:
     """Writes the plots; the line that says where they went, or why a folder that cannot take
     them (read-only, a full disk) has none: that costs the plots, never the report."""
-    # Imported here, when plots are asked for: matplotlib takes about half a second to import.
+    # Imported here, when plots are asked for: matplotlib is slow to import.
     from board_arena.arena.tournament.plots import write_plots
 
     try:

@@ -5,8 +5,8 @@ what is wrong and left out of everything computed from the run.
 A stored game is valid when
 
 * **its moves replay**: from the start its seed draws, every move id is legal in turn (the
-  game's own ``illegal_reason``, in one compiled pass over all the games of the run, a few
-  seconds for a million), the stored plies count them, and the position they reach agrees
+  game's own ``illegal_reason``, in one compiled pass over all the games of the run), the
+  stored plies count them, and the position they reach agrees
   with the stored end: a game ended by the rules (or the ply cap) is over, with the stored
   result and score; a game lost by an agent's failure is not, the failing seat was to move,
   it lost, and the score is 0;
@@ -20,7 +20,7 @@ A stored game is valid when
 
 ``arena verify DIR`` (:func:`verify_run` with ``thorough=True``) does that examination for every
 game: the seeds against the schedule, the opening plies against the run's openings, and every
-move's notation against its move id (plain Python, a ply at a time: minutes for a million games).
+move's notation against its move id (plain Python, a ply at a time: far slower than the compiled replay).
 
 A run stored before move ids and checksums existed still loads: its games replay from their
 notation (in Python, slower), without a checksum to check. As git does with its objects and
@@ -118,7 +118,7 @@ def verify_games(settings: TournamentSettings, stored: StoredGames, thorough: bo
     """The games of ``stored`` (a run of ``settings``) that fail verification (see the module
     docstring), in id order. ``thorough`` examines every game as a failed checksum does.
 
-    The common case is quick (a million games in seconds): the rows are checked with a few
+    The common case is quick: the rows are checked with a few
     comparisons each, the replay is compiled and its findings compared as arrays; only the
     games found wrong are looked at again to say why.
     """
