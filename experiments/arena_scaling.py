@@ -12,7 +12,7 @@ before the timing, as a cluster would already be running; actor start and warm-u
 Also prints how many kernels the worker processes compiled after their one warm-up (0 expected:
 every game after the first runs on already loaded machine code).
 
-What the per-move log (board_arena/arena/movelog.py: every move's search stored with its game) costs: with
+What the per-move log (board_arena/arena/tournament/movelog.py: every move's search stored with its game) costs: with
 ``--move-log both`` (the default) every local tournament is played with and without the log
 (``ARENA_MOVE_LOG=0``), the repeats interleaved so that a change in the machine's load falls on
 both alike, and the median throughputs and their ratio are printed: by wall time, and by CPU time
