@@ -24,7 +24,7 @@ from typing import Any, Sequence
 from board_arena.arena.cli.options import EXAMPLES, load_agent_plugins
 from board_arena.commandline import OneLineParser, interrupt_handled, interrupts_kept
 
-__all__ = ["main", "build_parser", "COMMANDS"]
+__all__ = ["main", "build_parser", "command_module", "COMMANDS"]
 
 #: The commands, in the order ``arena --help`` lists them, and the module of each here (``list``
 #: is :mod:`.listing`: a module named ``list`` would hide the builtin in this package).
