@@ -11,6 +11,15 @@ In Python::
     run.moves()                       # every ply with its search; run.moves_dataframe() with pandas
     print(run.write_report())         # the report and plots of `arena report`
     arena.fit_ratings([("a", "b", 1.0), ("a", "b", 0.5)])   # ratings of any results
+
+The parts:
+
+- :mod:`.tournament`: the tournament core (settings and schedule, openings, clocks, the game
+  player and its worker pools, storage and verification, reports, plots, export, live games);
+- :mod:`.statistics`: joint ratings and the SPRT, over results alone;
+- :mod:`.cli`: the ``arena`` command, one module per command;
+- :mod:`.terminal`: a person against an agent in the terminal (``arena play``);
+- :mod:`.web`: the browser board and the run browser (``arena serve``).
 """
 
 from typing import Any
