@@ -33,7 +33,8 @@ over ..."), with the command that refreshes it.
 
 Other marks: ``<!-- docs-shown: why -->`` before a fenced block that is shown only (an
 interactive command, a cluster, an installation); ``<!-- docs-test: slow -->`` before a Python
-example that only the slow tier runs. ``tests/test_docs.py`` says how the other blocks (Python
+example that only the slow tier runs; ``<!-- docs-file: NAME.py -->`` before a Python block that
+the reader saves as that file (a plugin), which later examples load. ``tests/test_docs.py`` says how the other blocks (Python
 examples, shell commands) are checked.
 """
 
@@ -60,6 +61,7 @@ MARKER = re.compile(r"^(?P<indent>\s*)<!-- docs-output: (?P<name>[\w-]+) -->\s*$
 END = re.compile(r"^\s*<!-- docs-output-end -->\s*$")
 SHOWN = re.compile(r"^\s*<!-- docs-shown: .+ -->\s*$")
 SLOW = re.compile(r"^\s*<!-- docs-test: slow -->\s*$")
+FILE = re.compile(r"^\s*<!-- docs-file: (?P<path>[\w./-]+) -->\s*$")
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<info>[\w-]*)\s*$")
 TIERS = ("quick", "slow", "long")
 #: A figure that differs from run to run, as masked: ``#``.
@@ -124,8 +126,9 @@ class Step:
 class Block:
     """An output block: its tier, its commands, its volatile figures and the patterns its lines
     follow (a block of the slow or long tier is checked against them where its commands are not
-    run). A ``section`` is a stretch of Markdown of the benchmarks page, stamped with where and
-    when it was measured; other blocks are fenced transcripts."""
+    run). A ``section`` is a stretch of Markdown (a section of the benchmarks page, stamped with
+    where and when it was measured, or a table this script makes); other blocks are fenced
+    transcripts."""
 
     name: str
     tier: str
@@ -249,6 +252,11 @@ def _one_exported_game(text: str, game_id: int = 2, moves: int = 9) -> str:
     raise RuntimeError(f"the export holds no game {game_id}")
 
 
+def _agents_part(text: str) -> str:
+    """The agents' part of ``arena list``."""
+    return text[text.index("Agents ("):]
+
+
 def published_kalah_table() -> str:
     """The published Kalah(m, n) results (experiments/data/kalah_irving2000.json) as a table:
     the first player's result and, where the paper gives it, the margin."""
@@ -298,7 +306,8 @@ BLOCKS = {
         Block("list-morabaraba", "quick", steps=(Step("arena list morabaraba"),)),
         Block("list-konane", "quick", steps=(Step("arena list konane"),)),
         Block("list-dominoes", "quick", steps=(Step("arena list dominoes"),)),
-        Block("kalah-published", "quick", make=published_kalah_table, patterns=(TABLE_ROW,)),
+        Block("kalah-published", "quick", section=True, make=published_kalah_table, patterns=(TABLE_ROW,)),
+        Block("list-agents", "quick", steps=(Step("arena list", pick=_agents_part),)),
         Block(
             "td-kalah-standings",
             "slow",
@@ -544,6 +553,8 @@ class Found:
     indent: str = ""
     section: bool = False
     page: Path = README
+    #: The file a reader saves the block as (a module that later examples import).
+    file: str | None = None
     lines: list[str] = field(default_factory=list)
 
     @property
@@ -579,8 +590,10 @@ def blocks(text: str, page: Path = README) -> list[Found]:
         before = lines[i - 1] if i > 0 else ""
         marker = MARKER.match(before)
         body = [line[len(indent) :] if line.startswith(indent) else line for line in lines[i + 1 : close]]
+        file = FILE.match(before)
         found.append(Found(marker.group("name") if marker else None, fence.group("info"), i + 1, close, "\n".join(body),
-                           bool(SHOWN.match(before)), bool(SLOW.match(before)), indent, page=page, lines=lines[i + 1 : close]))
+                           bool(SHOWN.match(before)), bool(SLOW.match(before)), indent, page=page, lines=lines[i + 1 : close],
+                           file=file.group("path") if file else None))
         i = close + 1
     return found
 

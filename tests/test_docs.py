@@ -84,7 +84,7 @@ def test_a_quick_output_block_is_what_its_command_prints_now(name):
 def test_the_other_output_blocks_follow_their_line_patterns(name):
     shown, block = shown_block(name), BLOCKS[name]
     assert shown.text.strip() and block.misfits(shown.text) == [], f"{shown.where}: {block.misfits(shown.text)[:3]}"
-    if block.section:
+    if block.section and block.steps:
         assert STAMP.match(shown.text.splitlines()[0]), f"{shown.where}: a section starts with its stamp"
         for step in block.steps:
             assert step.command in shown.text, f"{shown.where}: the section shows the command {step.command!r}"
@@ -129,8 +129,9 @@ def workspace(tmp_path, monkeypatch):
 
 def run_python_examples(page: Path, slow: bool) -> int:
     """Runs the Python examples of ``page`` in order in one namespace (those marked slow only
-    when ``slow``); returns how many ran. A block with ``>>>`` lines is a doctest; one without is
-    code, run as it is (a module a later example uses)."""
+    when ``slow``), in the current folder; returns how many ran. A block marked as a file is saved
+    as that file (a plugin, which a later example loads); a block with ``>>>`` lines is a
+    doctest; one without is code, run as it is."""
     namespace: dict = {"__name__": "__docs__"}
     parser = doctest.DocTestParser()
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -139,6 +140,9 @@ def run_python_examples(page: Path, slow: bool) -> int:
         if block.info != "python" or block.shown or block.name or (block.slow and not slow):
             continue
         ran += 1
+        if block.file is not None:
+            Path(block.file).write_text(block.text + "\n")
+            continue
         if ">>> " not in block.text:
             try:
                 exec(compile(block.text, f"{block.where}", "exec"), namespace)
