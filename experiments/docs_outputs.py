@@ -77,7 +77,8 @@ def pages() -> list[Path]:
 
 
 def page_name(page: Path) -> str:
-    return str(page.relative_to(ROOT))
+    """A page's path as the docs and the tests name it: from the checkout's root."""
+    return str(page.relative_to(ROOT)) if page.is_relative_to(ROOT) else str(page)
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,11 @@ def _one_exported_game(text: str, game_id: int = 2, moves: int = 9) -> str:
             lines[-1] = " ".join(played[:moves]) + (" ..." if len(played) > moves else "")
             return "\n".join(lines) + "\n\n"
     raise RuntimeError(f"the export holds no game {game_id}")
+
+
+def _without_title(text: str) -> str:
+    """A Markdown file without its ``# title`` line (a section of a page has the page's headings)."""
+    return re.sub(r"\A# .*\n+", "", text)
 
 
 def _agents_part(text: str) -> str:
@@ -503,8 +509,9 @@ BLOCKS = {
             "long",
             section=True,
             steps=(Step("python experiments/solve.py --kalah-table --db-pits 5,6 --db-entries 2.3e8 --limit 2400 --threads 2 "
-                        "--table-mb 4096 --quiet --out kalah_table.md", output_file="kalah_table.md", markdown=True),),
-            patterns=(TABLE_ROW, r"(# |Computed by |The first player's |Published: ).*"),
+                        "--table-mb 4096 --quiet --out kalah_table.md", output_file="kalah_table.md", markdown=True,
+                        pick=_without_title),),
+            patterns=(TABLE_ROW, r"(Computed by |The first player's |Published: ).*"),
         ),
         Block(
             "balanced-openings",
