@@ -31,7 +31,14 @@ from pathlib import Path
 import pytest
 
 from experiments import docs_outputs
-from experiments.docs_outputs import BLOCKS, STAMP, blocks, every_block, page_name, pages
+from experiments.docs_outputs import (
+    BLOCKS,
+    STAMP,
+    blocks,
+    every_block,
+    page_name,
+    pages,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = pages()
