@@ -32,9 +32,8 @@ A long block whose figures were not measured by this script says so in its stamp
 over ..."), with the command that refreshes it.
 
 Other marks: ``<!-- docs-shown: why -->`` before a fenced block that is shown only (an
-interactive command, a cluster, an installation); ``<!-- docs-test: slow -->`` before a Python
-example that only the slow tier runs; ``<!-- docs-file: NAME.py -->`` before a Python block that
-the reader saves as that file (a plugin), which later examples load. ``tests/test_docs.py`` says how the other blocks (Python
+interactive command, a cluster, an installation); ``<!-- docs-file: NAME.py -->`` before a Python
+block that the reader saves as that file (a plugin), which later examples load. ``tests/test_docs.py`` says how the other blocks (Python
 examples, shell commands) are checked.
 """
 
@@ -60,7 +59,6 @@ DOCS = ROOT / "docs"
 MARKER = re.compile(r"^(?P<indent>\s*)<!-- docs-output: (?P<name>[\w-]+) -->\s*$")
 END = re.compile(r"^\s*<!-- docs-output-end -->\s*$")
 SHOWN = re.compile(r"^\s*<!-- docs-shown: .+ -->\s*$")
-SLOW = re.compile(r"^\s*<!-- docs-test: slow -->\s*$")
 FILE = re.compile(r"^\s*<!-- docs-file: (?P<path>[\w./-]+) -->\s*$")
 FENCE = re.compile(r"^(?P<indent>\s*)```(?P<info>[\w-]*)\s*$")
 TIERS = ("quick", "slow", "long")
@@ -556,7 +554,6 @@ class Found:
     end: int
     text: str
     shown: bool = False
-    slow: bool = False
     indent: str = ""
     section: bool = False
     page: Path = README
@@ -599,7 +596,7 @@ def blocks(text: str, page: Path = README) -> list[Found]:
         body = [line[len(indent) :] if line.startswith(indent) else line for line in lines[i + 1 : close]]
         file = FILE.match(before)
         found.append(Found(marker.group("name") if marker else None, fence.group("info"), i + 1, close, "\n".join(body),
-                           bool(SHOWN.match(before)), bool(SLOW.match(before)), indent, page=page, lines=lines[i + 1 : close],
+                           bool(SHOWN.match(before)), indent, page=page, lines=lines[i + 1 : close],
                            file=file.group("path") if file else None))
         i = close + 1
     return found

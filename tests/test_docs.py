@@ -12,10 +12,9 @@ What each tier verifies:
   exception is shown by its class name and message); links stay inside the repository; the
   README stays a front door.
 - slow tier (``-m slow``): the slow output blocks equal what their commands print now (volatile
-  figures masked); the Python examples marked ``<!-- docs-test: slow -->`` run; every ``arena``
-  command of the shell examples runs as written but for smaller budgets (``--games`` at most 8,
-  ``--move-time`` 0.01, a run folder under a temporary folder); ``mkdocs build --strict`` builds
-  the site.
+  figures masked); every ``arena`` command of the shell examples runs as written but for smaller
+  budgets (``--games`` at most 8, ``--move-time`` 0.01, a run folder under a temporary folder);
+  ``mkdocs build --strict`` builds the site.
 - the long output blocks (the benchmarks page, the SPRT run) are written by
   ``python experiments/docs_outputs.py --long`` and checked only for their shape.
 """
@@ -134,9 +133,9 @@ def workspace(tmp_path, monkeypatch):
     return tmp_path
 
 
-def run_python_examples(page: Path, slow: bool) -> int:
-    """Runs the Python examples of ``page`` in order in one namespace (those marked slow only
-    when ``slow``), in the current folder; returns how many ran. A block marked as a file is saved
+def run_python_examples(page: Path) -> int:
+    """Runs the Python examples of ``page`` in order in one namespace, in the current folder;
+    returns how many ran. A block marked as a file is saved
     as that file (a plugin, which a later example loads); a block with ``>>>`` lines is a
     doctest; one without is code, run as it is."""
     namespace: dict = {"__name__": "__docs__"}
@@ -144,7 +143,7 @@ def run_python_examples(page: Path, slow: bool) -> int:
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     ran = 0
     for block in page_blocks(page):
-        if block.info != "python" or block.shown or block.name or (block.slow and not slow):
+        if block.info != "python" or block.shown or block.name:
             continue
         ran += 1
         if block.file is not None:
@@ -166,10 +165,10 @@ def run_python_examples(page: Path, slow: bool) -> int:
     return ran
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if any(b.info == "python" and not b.shown and not b.slow for b in page_blocks(p))],
+@pytest.mark.parametrize("page", [p for p in PAGES if any(b.info == "python" and not b.shown for b in page_blocks(p))],
                          ids=page_name)
 def test_the_python_examples_of_a_page_run_and_print_what_they_show(page, workspace):
-    assert run_python_examples(page, slow=False) > 0
+    assert run_python_examples(page) > 0
 
 
 def test_a_doctest_of_the_docs_fails_on_a_wrong_output_and_names_errors_as_the_docs_do():
@@ -249,13 +248,6 @@ def test_a_slow_output_block_is_what_its_command_prints_now(name):
     )
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("page", [p for p in PAGES if any(b.info == "python" and b.slow for b in page_blocks(p))],
-                         ids=page_name)
-def test_the_slow_python_examples_of_a_page_run(page, workspace):
-    assert run_python_examples(page, slow=True) > 0
-
-
 def _command_lines(text: str) -> list[str]:
     """The command lines of a shell block, continuation lines joined, comments cut."""
     lines = [line.split("  #")[0].strip() for line in text.replace("\\\n", " ").splitlines()]
@@ -287,6 +279,9 @@ def smaller(command: str, folder: Path, index: int) -> list[str]:
 
 @pytest.mark.slow
 def test_every_arena_command_of_the_shell_examples_runs(workspace):
+    for block in every_block():  # the files a reader saved (a plugin), which the commands load
+        if block.file is not None:
+            (workspace / block.file).write_text(block.text + "\n")
     commands = shell_commands()
     assert any("--gauntlet" in c for c in commands) and any(c.startswith("arena replay runs/k") for c in commands)
     for index, command in enumerate(commands):
