@@ -122,14 +122,12 @@ class ExampleChecker(doctest.OutputChecker):
 
 
 @pytest.fixture()
-def workspace(tmp_path, monkeypatch):
+def workspace(tmp_path):
     """A folder where the examples run as a reader would run them from a checkout (experiments/
     and tests/plugins/ reachable), their outputs kept apart from the checkout."""
     (tmp_path / "experiments").symlink_to(ROOT / "experiments")
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "plugins").symlink_to(ROOT / "tests" / "plugins")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("NO_COLOR", "1")
     return tmp_path
 
 
@@ -168,7 +166,12 @@ def run_python_examples(page: Path) -> int:
 @pytest.mark.parametrize("page", [p for p in PAGES if any(b.info == "python" and not b.shown for b in page_blocks(p))],
                          ids=page_name)
 def test_the_python_examples_of_a_page_run_and_print_what_they_show(page, workspace):
-    assert run_python_examples(page) > 0
+    """In a process of its own, as a reader's session: what a page registers (a plugin's agent)
+    stays out of the other tests' registries."""
+    done = subprocess.run([sys.executable, __file__, str(page)], cwd=workspace, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+    assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
+    assert done.stdout.startswith("ran "), done.stdout
 
 
 def test_a_doctest_of_the_docs_fails_on_a_wrong_output_and_names_errors_as_the_docs_do():
@@ -299,3 +302,12 @@ def test_the_site_builds_strictly(tmp_path):
                           env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "site" / "index.html").exists() and (tmp_path / "site" / "api" / "engines" / "index.html").exists()
+
+
+if __name__ == "__main__":
+    # One page's examples, in this process (test_the_python_examples_of_a_page_run_and_print_what_they_show).
+    try:
+        print(f"ran {run_python_examples(Path(sys.argv[1]))} examples")
+    except AssertionError as failure:
+        print(failure)
+        sys.exit(1)
