@@ -146,8 +146,8 @@ def interleaved_rates(runs: dict, repeats: int, seconds: float) -> tuple[dict, d
 
 
 #: Random games whose mean length the per-ply ratio uses, on each side: the standard deviation of
-#: a random Kalah game's length is 11 plies, so 200 games (the number before) gave a mean good to
-#: +-0.8 plies (one standard error: 2%, the order of the gaps measured), 4,000 to +-0.17.
+#: a random Kalah game's length is 11 plies, so 200 games would give a mean good to +-0.8 plies
+#: (one standard error: 2%, the order of the gaps between engines), 4,000 give +-0.17.
 LENGTH_GAMES = 4000
 
 
@@ -297,7 +297,7 @@ def tree_search_rates(case: Case, agent_name: str, repeats: int) -> tuple[float,
     ``(ours, theirs, median ratio)``, medians (None without OpenSpiel)."""
     state = engines.make(case.game, **case.params).new_initial_state(seed=0)
     # Like for like with OpenSpiel's bot (random rollouts, no solver): ``mcts`` without its solver
-    # and implicit minimax, whose costs and gains the README measures apart.
+    # and implicit minimax, whose costs and gains docs/benchmarks.md measures apart.
     plain = ",solver=false,minimax=0" if agent_name == "mcts" else ""
     agent = agents.make_agent(f"{agent_name}:iterations={MCTS_SIMULATIONS},c={MCTS_C}{plain}", seed=0)
     agent.warm_up(state.game)
@@ -424,7 +424,7 @@ def run_process(command: list[str], env: dict | None = None) -> tuple[Timing, st
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     # Python as users run it: writing bytecode (a shell that sets PYTHONDONTWRITEBYTECODE would
-    # have every run compile the package's sources again, about 0.15 s of CPU, which no user pays).
+    # have every run compile the package's sources to bytecode again, which no user pays).
     environ = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={**environ, **(env or {})})
     wall = time.perf_counter() - start

@@ -1,6 +1,6 @@
 """Gauntlets against OpenSpiel's C++ MCTS: our agents' scores at several times per move.
 
-    python experiments/gauntlet.py                       # the README's tables (long: hours)
+    python experiments/gauntlet.py                       # the tables of docs/benchmarks.md (long: hours)
     python experiments/gauntlet.py --game kalah --times 0.1 --games 20 --out gauntlet-runs
     python experiments/gauntlet.py --agents mcts,mcts:solver=false --out mcts-gauntlet
 
@@ -13,7 +13,7 @@ searching agent given the same wall-clock time per move (``--move-time``). The r
 name, ``kalah-100ms-kalah-balanced-openings``): running the same command again resumes
 them, and with more ``--games`` grows them.
 
-Printed per game, and written as Markdown (``--out``/GAME.md, for the README): each of our
+Printed per game, and written as Markdown (``--out``/GAME.md, the tables of docs/benchmarks.md): each of our
 agents at each time, its score against the opponent with the 95% interval of the arena's reports
 (Wilson, on the effective number of games), wins-draws-losses, games, the mean wall time each
 side used per move, the share of a core the run's process had while the games were played
@@ -65,7 +65,7 @@ OPPONENT = "openspiel-mcts"
 DEFAULT_GAMES = "kalah,nine-mens-morris"
 DEFAULT_TIMES = "0.02,0.1,0.3"
 DEFAULT_OPENINGS = "random:4"
-#: Our best agent per game (see the README's gauntlet section for how each was chosen). Kalah's
+#: Our best agent per game (docs/benchmarks.md has the gauntlets that chose each). Kalah's
 #: reads the 16-seed endgame database, built into the cache folder at its first use (about 30 MB;
 #: python -m board_arena.engines.mancala.endgame --seeds 16 --no-empty-capture builds it first).
 BEST = {"kalah": "alphabeta:endgame=16", "nine-mens-morris": "alphabeta"}

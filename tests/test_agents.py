@@ -386,7 +386,7 @@ def test_search_agents_beat_random_at_konane(spec):
 
 @pytest.mark.parametrize("size,first_player_wins", [(4, False), (5, True)])
 def test_solver_values_of_small_classic_konane(size, first_player_wins):
-    """The exact values stated in the README (experiments/solve.py), checked against full-depth
+    """The exact values of docs/benchmarks.md (experiments/solve.py), checked against full-depth
     minimax on 4x4."""
     state = engines.make("konane-classic", size=size).new_initial_state()
     solver = agents.make_agent("alphabeta:solve=true")

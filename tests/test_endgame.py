@@ -280,7 +280,7 @@ def test_the_default_database_is_small_and_never_has_more_seeds_than_the_game(ca
 
 
 def test_the_builder_run_as_a_module_says_one_line():
-    # Run as `python -m` (as the README shows it): nothing may print before the error, not even
+    # Run as `python -m` (as the docs show it): nothing may print before the error, not even
     # Python's warning about a module imported before it runs as __main__.
     root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-m", "board_arena.engines.mancala.endgame", "--pits", "0"],

@@ -27,7 +27,7 @@ EXPERIMENTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
         ("mcts_threads.py", ["--threads", "1,x"], "argument --threads: give whole numbers of at least 1 separated by commas, not '1,x'"),
         ("rating_coverage.py", ["--shape", "round"], "argument --shape: invalid choice: 'round'"),
         ("strength_vs_budget.py", ["--param", "nope", "--budgets", "10,20", "--games", "2"], "mcts has no parameter 'nope'"),
-        ("readme_outputs.py", ["--bogus"], "unrecognized arguments: --bogus"),
+        ("docs_outputs.py", ["--bogus"], "unrecognized arguments: --bogus"),
         ("mcts_memory.py", ["--game", "nope", "--simulations", "10"], "unknown game 'nope'"),
         ("bench.py", ["--repeats", "0"], "argument --repeats: give a whole number of at least 1, not '0'"),
     ],

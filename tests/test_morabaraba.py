@@ -1,4 +1,4 @@
-"""Morabaraba: the board tables against the docs/rules.md drawing, conformance, the plain-Python
+"""Morabaraba: the board tables against the docs/games/morabaraba.md drawing, conformance, the plain-Python
 reference over random games and random set-ups, perft counts, scripted positions from the rule
 texts, notation and errors.
 
@@ -29,9 +29,9 @@ from tests.reference.morabaraba import ALL_MILLS, ORTHOGONAL_MILLS, MorabarabaRe
 PRESETS = ["morabaraba", "morabaraba-9", "nine-mens-morris"]
 
 def rules_page_drawing():
-    """The numbered board drawn in docs/rules.md (the left half of its drawing, row labels cut)."""
-    page = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text()
-    block = page.split("### The board", 1)[1].split("```", 2)[1]
+    """The numbered board drawn in docs/games/morabaraba.md (the left half of its drawing, row labels cut)."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "games" / "morabaraba.md").read_text()
+    block = page.split("## The board", 1)[1].split("```", 2)[1]
     rows = [line[4:34].rstrip() for line in block.strip("\n").split("\n") if line.strip()]
     return "\n" + "\n".join(row for row in rows if row.strip() and not row.strip().startswith("a ")) + "\n"
 
@@ -91,7 +91,7 @@ def test_board_tables_match_the_rules_drawing_and_mill_list():
         assert list(board.lines_of(diagonals)) == expected
         for a, b, c in expected:  # a mill is three points in a row along drawn lines
             assert (min(a, b), max(a, b)) in engine_edges and (min(b, c), max(b, c)) in engine_edges
-    # docs/rules.md: "point 3 touches 0, 4, 6 and 10 when the diagonals are drawn".
+    # docs/games/morabaraba.md: "point 3 touches 0, 4, 6 and 10 when the diagonals are drawn".
     assert board.neighbours(True)[3] == [0, 4, 6, 10]
     assert [board.POINT_NAMES[p] for p in (0, 9, 21, 23)] == ["a7", "a4", "a1", "g1"]
 
@@ -363,7 +363,7 @@ def openspiel_moves(state):
 
 
 def test_nine_mens_morris_plays_openspiels_rules():
-    # Same point numbering as docs/rules.md; the bench compares speeds with this game.
+    # Same point numbering as docs/games/morabaraba.md; the bench compares speeds with this game.
     pyspiel = pytest.importorskip("pyspiel")
     reference = pyspiel.load_game("nine_mens_morris")
     game = engines.make("nine-mens-morris")

@@ -1,5 +1,5 @@
 """The new-game check: tic-tac-toe, written outside the package in tests/games/tictactoe as
-README's "Adding a game" says (a kernel module, a ``Game`` subclass, one ``register_game``), is
+docs/extending/games.md says (a kernel module, a ``Game`` subclass, one ``register_game``), is
 playable everywhere without an edit anywhere else.
 
 tests/conftest.py registers it for the whole suite, so every test over every registered game

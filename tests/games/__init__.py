@@ -1,1 +1,1 @@
-"""Games written outside the package, as a user would (see README, "Adding a game")."""
+"""Games written outside the package, as a user would (see docs/extending/games.md)."""

@@ -1,4 +1,4 @@
-"""Plain-Python Dominoes, written from docs/rules.md without the engine's bit tricks: a rules reference
+"""Plain-Python Dominoes, written from docs/games/dominoes.md without the engine's bit tricks: a rules reference
 and a brute-force enumeration of the deals consistent with a player's view.
 
 Tiles are (high, low) pairs; ``tile_id`` maps them to the engine's ids only to compare moves.

@@ -1,4 +1,4 @@
-"""Konane rules in plain Python, written from docs/rules.md on a grid of points, for checking the engine.
+"""Konane rules in plain Python, written from docs/games/konane.md on a grid of points, for checking the engine.
 
 ``grid[row][col]`` is ``"B"``, ``"W"`` or ``None``; row 0 is the bottom row (rank 1), column 0 is
 file a. Moves are found by following stones jump by jump (no bitboards), and named by the move

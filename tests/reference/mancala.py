@@ -1,4 +1,4 @@
-"""Mancala rules in plain Python, written from docs/rules.md with the classic board array.
+"""Mancala rules in plain Python, written from docs/games/mancala.md with the classic board array.
 
 Board: ``board[0..P-1]`` South's pits left to right, ``board[P]`` South's store,
 ``board[P+1..2P]`` North's pits from North's left, ``board[2P+1]`` North's store; sowing goes up

@@ -1,11 +1,11 @@
-"""Morabaraba rules in plain Python, written from docs/rules.md with a list board and the mill list
+"""Morabaraba rules in plain Python, written from docs/games/morabaraba.md with a list board and the mill list
 copied from it; slow and meant to be obviously right.
 
-Board: ``board[p]`` is None, 0 (White) or 1 (Black) for point p numbered as in docs/rules.md. A move is
+Board: ``board[p]`` is None, 0 (White) or 1 (Black) for point p numbered as in docs/games/morabaraba.md. A move is
 ``(frm, to, shot)`` with ``frm`` None for a placement and ``shot`` None when nothing is shot.
 """
 
-# docs/rules.md, "Mills (20)": rows, columns, then diagonals; each listed along its line.
+# docs/games/morabaraba.md, "Mills (20)": rows, columns, then diagonals; each listed along its line.
 RULES_MILLS = """
 0-1-2, 3-4-5, 6-7-8, 9-10-11, 12-13-14, 15-16-17, 18-19-20, 21-22-23;
 0-9-21, 3-10-18, 6-11-15, 1-4-7, 16-19-22, 8-12-17, 5-13-20, 2-14-23;

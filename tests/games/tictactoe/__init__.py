@@ -1,4 +1,4 @@
-"""Tic-tac-toe: a game written outside the package, as README's "Adding a game" says, to show
+"""Tic-tac-toe: a game written outside the package, as docs/extending/games.md says, to show
 that a new game needs its own folder and one registration, nothing else.
 
 =============  ===================================================================================
