@@ -141,9 +141,9 @@ class ExactValues:
         if key not in self.values:
             if self._table is None:
                 self._table = new_solver_table(self.table_mb)
-                size = self.game.default_endgame_size(state)  # the solver agent's: built once for both
+                size = self.game.endgame.default_size(state) if self.game.endgame else 0  # the solver agent's: built once for both
                 if size:
-                    self._db = self.game.endgame_database(state, size, build_missing=True, progress=True)
+                    self._db = self.game.endgame.database(state, size, build_missing=True, progress=True)
             solution = solve(state, table=self._table, endgame=self._db, book=self.book)
             assert solution.exact and solution.margin is not None
             self.values[key] = solution.margin

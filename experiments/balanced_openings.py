@@ -122,8 +122,8 @@ def solve_opening(moves: str) -> tuple[str, list[int] | None]:
         state.apply(state.parse_move(token))
     if _WORKER["table"] is None:
         _WORKER["table"] = new_solver_table(_WORKER["table_mb"])
-        if game.has_endgame_databases:
-            _WORKER["db"] = game.endgame_database(state, game.default_endgame_size(state), build_missing=True)
+        if game.endgame is not None:
+            _WORKER["db"] = game.endgame.database(state, game.endgame.default_size(state), build_missing=True)
     bound, seconds = _WORKER["bound"], _WORKER["seconds"]
     if _WORKER["prefilter"] and abs(_estimate(state)) > bound + ESTIMATE_SLACK:
         return moves, None

@@ -161,7 +161,7 @@ def play(args, game_spec: str, specs: list[str], move_time: float | None, games:
         meter.save()
     share = meter.share if args.concurrency == 1 else None
     margins = None
-    if args.opening_values and game.has_endgame_databases:
+    if args.opening_values and game.endgame is not None:
         margins = opening_margins(run, args.values, args.table_mb, args.solve_seconds)
     rows = []
     for label in settings.labels[1:]:
@@ -207,7 +207,7 @@ def opening_margins(run: arena.Run, path: Path, table_mb: float, cpu_seconds: fl
         if key not in known:
             if table is None:
                 table = new_solver_table(table_mb)
-                db = game.endgame_database(state, game.default_endgame_size(state), build_missing=True)
+                db = game.endgame.database(state, game.endgame.default_size(state), build_missing=True)
             solution = solve(state, table=table, endgame=db, cpu_time=cpu_seconds)
             known[key] = [solution.lower, solution.upper]
             path.write_text(json.dumps(known, indent=0))

@@ -1,15 +1,15 @@
 """Learns a Kalah(6,4) evaluation by self-play and checks that it beats ``greedy``.
 
-TD(0) learning of a linear afterstate value (``agents.learned.kalah_features``: each pit's seed
-count one-hot, the store margin, the move-again flag), numpy only, fed by the batched compiled
-environment: every step, ``BatchedEnv.afterstates`` shows each game's legal moves' results; the
-learner plays the move it values most (epsilon-greedy), and moves the value of each player's
-previous afterstate towards the value of the next one (negated when the other player moved, the
-exact result when the game ended). The weights go to ``td_kalah.json`` in the current folder
-(``--out FILE``; ``arena run --agents td-kalah:weights=FILE`` plays them), or, with
-``--replace-shipped``, to ``board_arena/agents/data/td_kalah.json``, the weights the registered
-agent ``td-kalah`` ships with; the script then plays them against ``greedy`` and ``random`` (both
-seats) and prints the scores.
+TD(0) learning of a linear afterstate value (``engines.mancala.learned.kalah_features``: each
+pit's seed count one-hot, the store margin, the move-again flag), numpy only, fed by the batched
+compiled environment: every step, ``BatchedEnv.afterstates`` shows each game's legal moves'
+results; the learner plays the move it values most (epsilon-greedy), and moves the value of each
+player's previous afterstate towards the value of the next one (negated when the other player
+moved, the exact result when the game ended). The weights go to ``td_kalah.json`` in the current
+folder (``--out FILE``; ``arena run --agents td-kalah:weights=FILE`` plays them), or, with
+``--replace-shipped``, to ``board_arena/engines/mancala/td_kalah.json``, the weights the
+registered agent ``td-kalah`` ships with; the script then plays them against ``greedy`` and
+``random`` (both seats) and prints the scores.
 
     python experiments/learn_kalah.py                      # train (under a minute), save, evaluate
     python experiments/learn_kalah.py --replace-shipped    # the same, into the package's weights
@@ -25,8 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from board_arena import agents, engines
-from board_arena.agents.learned import BUNDLED_WEIGHTS, feature_count, kalah_features
 from board_arena.commandline import OneLineParser
+from board_arena.engines.mancala.learned import (
+    BUNDLED_WEIGHTS,
+    feature_count,
+    kalah_features,
+)
 from board_arena.envs import BatchedEnv
 from board_arena.files import check_writable, write_text_whole
 

@@ -74,7 +74,7 @@ def endgame_for(state, seeds: int | None, *, progress: bool = True, rebuild: boo
     """The endgame database of ``seeds`` seeds for ``state``'s variant (Kalah), built once."""
     if not seeds:
         return None
-    return state.game.endgame_database(state, seeds, build_missing=True, progress=progress, rebuild=rebuild)
+    return state.game.endgame.database(state, seeds, build_missing=True, progress=progress, rebuild=rebuild)
 
 
 def timing(solution) -> str:
@@ -86,10 +86,10 @@ def solve_one(args) -> None:
     name, params = agents.parse_spec(args.game)
     game = engines.make(name, **params)
     state = game.new_initial_state(args.seed)
-    if args.endgame and not game.has_endgame_databases:
+    if args.endgame and game.endgame is None:
         raise ValueError(f"--endgame: {game.name} has no endgame databases")
     if args.endgame:
-        game.check_endgame_size(args.endgame)
+        game.endgame.check_size(args.endgame)
     built = time.perf_counter()
     db = endgame_for(state, args.endgame, progress=not args.quiet, rebuild=args.rebuild_endgame)
     built = time.perf_counter() - built

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from board_arena import engines
-from tests.conformance import check_actions, check_observations
+from board_arena.engines.conformance import check_actions, check_observations
 
 VARIANTS = [
     ("kalah", {"pits": 3, "seeds": 2}),
@@ -33,15 +33,15 @@ def test_actions_are_a_bijection_on_the_legal_moves_of_random_positions(name, pa
 
 
 def test_action_counts_follow_the_variant():
-    assert engines.make("kalah", pits=4).num_actions == 4
+    assert engines.make("kalah", pits=4).encoding.num_actions == 4
     # 24 placements x 24 shots (or none) + 24 x 23 flights x 23 shots.
-    assert engines.make("morabaraba").num_actions == 24 * 24 + 24 * 23 * 23
-    assert engines.make("morabaraba", flying=False).num_actions < 24 * 24 + 24 * 23 * 23
+    assert engines.make("morabaraba").encoding.num_actions == 24 * 24 + 24 * 23 * 23
+    assert engines.make("morabaraba", flying=False).encoding.num_actions < 24 * 24 + 24 * 23 * 23
     # 6x6 straight jumps: every (start, direction, length) that stays on the board, and the pass.
-    assert engines.make("konane").num_actions == 145
-    assert engines.make("konane-classic").num_actions == 144 + 36  # removals, no pass
-    assert engines.make("dominoes").num_actions == 2 * 28 + 2
-    assert engines.make("dominoes-block").num_actions == 2 * 28 + 1
+    assert engines.make("konane").encoding.num_actions == 145
+    assert engines.make("konane-classic").encoding.num_actions == 144 + 36  # removals, no pass
+    assert engines.make("dominoes").encoding.num_actions == 2 * 28 + 2
+    assert engines.make("dominoes-block").encoding.num_actions == 2 * 28 + 1
 
 
 def test_turning_paths_are_actions():
@@ -54,8 +54,8 @@ def test_turning_paths_are_actions():
     names = state.legal_move_names()
     assert "a4-c4-c2" in names  # a path that turns
     move = state.parse_move("a4-c4-c2")
-    assert game.move_of(game.action_of(move)) == move
-    assert state.legal_action_mask()[game.action_of(move)]
+    assert game.encoding.move_of(game.encoding.action_of(move)) == move
+    assert state.legal_action_mask()[game.encoding.action_of(move)]
 
 
 def test_kalah_observation_is_drawn_from_the_observers_side():
@@ -98,9 +98,9 @@ def test_dominoes_observation_hides_the_other_hand():
 def test_bad_actions_and_players_are_refused():
     game = engines.make("kalah")
     with pytest.raises(ValueError, match="action must be an integer from 0 to 5"):
-        game.move_of(6)
+        game.encoding.move_of(6)
     with pytest.raises(ValueError, match="is no move of kalah"):
-        game.action_of(7)
+        game.encoding.action_of(7)
     state = game.new_initial_state()
     with pytest.raises(ValueError, match="player must be 0 or 1"):
         state.observation(2)

@@ -22,7 +22,7 @@ def test_batched_env_agrees_with_the_engine_move_by_move(name):
         actions = env.random_actions()
         obs, mask, rewards, dones = env.step(actions)
         for i, state in enumerate(before):
-            state.apply(game.move_of(int(actions[i])))
+            state.apply(game.encoding.move_of(int(actions[i])))
             if state.is_terminal():
                 finished += 1
                 assert dones[i]

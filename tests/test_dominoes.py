@@ -13,9 +13,13 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
+from board_arena.engines.conformance import (
+    check_conformance,
+    kernel_digest,
+    pure_python_digest,
+)
 from board_arena.engines.dominoes import kernels, tiles_of
 from board_arena.kernels import rng_from_seed
-from tests.conformance import check_conformance, kernel_digest, pure_python_digest
 from tests.reference.dominoes import DominoesReference, consistent_deals, greater
 
 VARIANTS = [
@@ -133,7 +137,7 @@ def test_a_player_who_cannot_play_draws_and_the_turn_passes_even_if_the_tile_fit
         state.copy().apply("pass")
     state.apply("draw")  # 6-1 fits the line, but the turn passes
     assert state.current_player == 0
-    assert "6-1" in game.render(state)
+    assert "6-1" in game.notation.render(state)
     assert state.data["counts"][1] == 3
     # player 0 holds 1-0, which does not fit: draws 2-0
     assert state.legal_move_names() == ["draw"]
@@ -220,7 +224,7 @@ def test_text_001_read_literally_ends_when_no_tile_fits_whatever_the_boneyard_ho
     state.apply("3-1L")
     # line: [3|1][1|2][2|0][0|3]   player 0: 0-0   player 1: 2-2   nobody fits 3, four tiles left
     assert state.is_terminal() and state.end_reason == "blocked" and state.outcome() == 0.0
-    assert "as soon as neither hand holds a tile that fits" in " ".join(game.help_text().split())
+    assert "as soon as neither hand holds a tile that fits" in " ".join(game.notation.help_text().split())
     # A draw that brings a tile that fits keeps the game going; one that does not ends it.
     state = game.deal("2-1 3-1 0-0", "2-0 3-0 2-2", boneyard="3-2 1-1 3-3 1-0")
     state.play("2-0", "2-1", "3-0")
@@ -444,3 +448,14 @@ def test_sampler_is_uniform_over_the_consistent_deals(block_rule):
     expected = n / len(deals)
     statistic = sum((counts[d] - expected) ** 2 / expected for d in deals)
     assert chi_square_p_value(statistic, len(deals) - 1) > 1e-4, (statistic, len(deals))
+
+
+def test_the_first_player_rule_names_the_leaders_tile_to_the_leader_only():
+    """Game.first_player_reason: why the player to move first does (what ``arena play`` prints);
+    None for a game whose rules seat player 0 first."""
+    game = engines.make("dominoes", max_pips=2, hand_size=2)
+    state = game.deal("2-1 0-0", "2-2 1-0", boneyard="2-0")
+    assert state.current_player == 1
+    assert game.first_player_reason(state, 1) == "you hold the greatest tile dealt, 2-2"
+    assert game.first_player_reason(state, 0) == game.first_player_reason(state, None) == "holds the greatest tile dealt"
+    assert engines.make("kalah").first_player_reason(engines.make("kalah").new_initial_state(), 0) is None

@@ -163,7 +163,7 @@ def test_a_database_of_another_capture_rule_is_refused():
     state = engines.make("kalah", pits=3, seeds=2, empty_capture=True).new_initial_state()
     other_rule = endgame.build(3, 6, kernels.CAPTURE_KALAH, False)
     with pytest.raises(ValueError, match="not of Kalah captures \\(also on an empty pit\\)"):
-        state.game.check_endgame_database(state, other_rule, 6)
+        state.game.endgame.check_database(state, other_rule, 6)
 
 
 @pytest.mark.parametrize("argv,words", [
@@ -274,9 +274,9 @@ def test_solve_py_refuses_a_damaged_database_in_one_line(capsys, cache):
 
 def test_the_default_database_is_small_and_never_has_more_seeds_than_the_game(cache):
     small = engines.make("kalah", pits=3, seeds=3)
-    assert small.default_endgame_size(small.new_initial_state(0)) == 18  # all of its 18 seeds
+    assert small.endgame.default_size(small.new_initial_state(0)) == 18  # all of its 18 seeds
     kalah = engines.make("kalah")
-    assert kalah.default_endgame_size(kalah.new_initial_state(0)) == 16  # the largest of at most 2**25 positions
+    assert kalah.endgame.default_size(kalah.new_initial_state(0)) == 16  # the largest of at most 2**25 positions
 
 
 def test_the_builder_run_as_a_module_says_one_line():

@@ -9,13 +9,13 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, contract
+from board_arena.engines.conformance import check_illegal_reasons, play_random_game
 from board_arena.engines.dominoes import kernels as dominoes_kernels
 from board_arena.engines.konane import kernels as konane_kernels
 from board_arena.engines.konane import path_move
 from board_arena.engines.mancala import kernels as mancala_kernels
 from board_arena.engines.morabaraba import POINT_OF, encode
 from board_arena.engines.morabaraba import kernels as morabaraba_kernels
-from tests.conformance import check_illegal_reasons, play_random_game
 from tests.test_morabaraba import RUNNING_MILL
 
 

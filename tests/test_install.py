@@ -40,6 +40,9 @@ def test_the_wheel_installs_beside_the_openai_agents_sdk_and_both_work(tmp_path)
         top_level = {name.split("/")[0] for name in archive.namelist()}
     assert {name for name in top_level if not name.endswith(".dist-info")} == {"board_arena"}
     assert "board_arena/py.typed" in archive.namelist()
+    # The data beside the modules that read it: Mancala's learned weights, each game's drawing.
+    assert "board_arena/engines/mancala/td_kalah.json" in archive.namelist()
+    assert {f"board_arena/engines/{game}/web.js" for game in ("mancala", "morabaraba", "konane", "dominoes")} <= set(archive.namelist())
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], env=env)

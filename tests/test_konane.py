@@ -15,14 +15,14 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
-from board_arena.engines.konane import kernels, path_move, square_name
-from board_arena.kernels import kernel
-from tests.conformance import (
+from board_arena.engines.conformance import (
     check_conformance,
     kernel_digest,
     perft,
     pure_python_digest,
 )
+from board_arena.engines.konane import kernels, path_move, square_name
+from board_arena.kernels import kernel
 from tests.reference.konane import COLOURS, KonaneReference, move_id
 
 SIZES = range(kernels.MIN_SIZE, kernels.MAX_SIZE + 1)
@@ -647,7 +647,7 @@ def test_legal_move_list_groups_moves_by_stone():
     #  1 . B . . . .
     state = engines.make("konane").position(". . . . . .\n" * 3 + ". . . B W .\n. W . . . .\n. B . . . .")
     assert state.legal_move_names() == ["d3-f3", "b1-b3"]  # the engine's order: east jumps first
-    assert state.game.legal_move_list(state) == ["b1-b3", "d3-f3"]
+    assert state.game.notation.legal_move_list(state) == ["b1-b3", "d3-f3"]
 
 
 def test_render_shows_coordinates_score_and_turn():
@@ -665,8 +665,8 @@ def test_render_shows_coordinates_score_and_turn():
 
 
 def test_help_text_follows_the_variant():
-    assert "passes" in engines.make("konane").help_text()
-    classic = " ".join(engines.make("konane-classic", turning_jumps=True).help_text().split())
+    assert "passes" in engines.make("konane").notation.help_text()
+    classic = " ".join(engines.make("konane-classic", turning_jumps=True).notation.help_text().split())
     assert "no passing" in classic and "corner or the centre" in classic and "may change direction" in classic
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from board_arena import agents, engines
-from board_arena.agents.learned import feature_count, kalah_features
+from board_arena.engines.mancala.learned import feature_count, kalah_features
 from board_arena.envs import BatchedEnv
 
 
@@ -22,7 +22,7 @@ def test_afterstates_are_the_engines_children_seen_by_the_mover():
                 assert not obs[i, a].any()
                 continue
             child = state.copy()
-            child.apply(game.move_of(a))
+            child.apply(game.encoding.move_of(a))
             assert np.array_equal(obs[i, a], child.observation(me))
             assert terminal[i, a] == child.is_terminal()
             assert again[i, a] == (not child.is_terminal() and child.current_player == me)

@@ -11,8 +11,12 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
+from board_arena.engines.conformance import (
+    check_conformance,
+    kernel_digest,
+    pure_python_digest,
+)
 from board_arena.engines.mancala import kernels
-from tests.conformance import check_conformance, kernel_digest, pure_python_digest
 from tests.reference.mancala import MancalaReference
 
 

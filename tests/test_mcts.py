@@ -310,3 +310,15 @@ def test_records_keep_their_size_and_proofs_live_in_the_total():
     tree, _, counters = search_tree(KALAH_3_3.new_initial_state(), Settings(1.4, True, 0, 0.0, 0.0), 5000)
     proven = [node for node in range(int(counters[COUNT_RECORDS])) if not math.isfinite(tree[node]["total"])]
     assert proven and counters[COUNT_SIMULATIONS] <= 5000
+
+
+def test_the_implicit_minimax_default_is_the_weight_the_game_declares():
+    """Game.implicit_minimax: Mancala and the morris games declare 0.6, the others none (0); the
+    agent's ``minimax`` parameter overrides it."""
+    agent = agents.make_agent("mcts", seed=1)
+    for name in engines.available_games():
+        game = engines.make(name)
+        assert agent.settings(game).alpha == game.implicit_minimax
+    assert {engines.make(name).implicit_minimax for name in ("mancala", "kalah", "morabaraba", "nine-mens-morris")} == {0.6}
+    assert engines.make("konane").implicit_minimax == engines.make("dominoes").implicit_minimax == 0.0
+    assert agents.make_agent("mcts:minimax=0", seed=1).settings(engines.make("kalah")).alpha == 0.0

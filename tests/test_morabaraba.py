@@ -15,15 +15,15 @@ import pytest
 
 from board_arena import engines
 from board_arena.engines import IllegalMoveError, VariantError
-from board_arena.engines.morabaraba import board, decode, encode, kernels
-from board_arena.kernels import broadword_nth_set_bit, nth_set_bit
-from board_arena.kernels.bits import pdep_is_fast
-from tests.conformance import (
+from board_arena.engines.conformance import (
     check_conformance,
     kernel_digest,
     perft,
     pure_python_digest,
 )
+from board_arena.engines.morabaraba import board, decode, encode, kernels
+from board_arena.kernels import broadword_nth_set_bit, nth_set_bit
+from board_arena.kernels.bits import pdep_is_fast
 from tests.reference.morabaraba import ALL_MILLS, ORTHOGONAL_MILLS, MorabarabaReference
 
 PRESETS = ["morabaraba", "morabaraba-9", "nine-mens-morris"]
@@ -515,7 +515,7 @@ def test_no_shot_draw_as_a_parameter():
     assert state.end_reason == "no-shot draw"
     with pytest.raises(IllegalMoveError, match="the game is over: draw: 50 plies of moving without a shot"):
         state.apply("a4-a7")
-    assert "after 50 moves of sliding without a shot" in " ".join(game.help_text().split())
+    assert "after 50 moves of sliding without a shot" in " ".join(game.notation.help_text().split())
 
 
 FULL_BOARD = {
@@ -552,12 +552,12 @@ RUNNING_MILL = dict(white="a7 d7 g7 e4 f4", black="b6 c5 c3 e3 d2 a1")
 
 def test_help_states_the_remill_rule_of_each_reading():
     def text(**params):
-        return " ".join(engines.make("morabaraba", **params).help_text().split())
+        return " ".join(engines.make("morabaraba", **params).notation.help_text().split())
 
     assert "the broken mill shoots nothing if you remake it with your very next move" in text(no_immediate_remill="no-shot")
     assert "you may not remake the broken mill with your very next move" in text(no_immediate_remill="forbidden")
     assert "also a mill broken and remade by moving a cow back and forth" in text()
-    assert " ".join(engines.make("morabaraba-9").help_text().split()) == text(cows=9, no_immediate_remill="no-shot")
+    assert " ".join(engines.make("morabaraba-9").notation.help_text().split()) == text(cows=9, no_immediate_remill="no-shot")
     assert text() != text(no_immediate_remill="no-shot")
 
 
@@ -808,12 +808,12 @@ if __name__ == "__main__":
 
 
 def test_the_mills_a_shot_came_from_are_marked_for_the_page():
-    """Game.highlights: the points of every mill the last move formed when it shot (two at once
+    """game.web.highlights: the points of every mill the last move formed when it shot (two at once
     here), along their lines; nothing before any move or after a move that shoots nothing."""
     game = engines.make("morabaraba")
     state = game.position(white="a4 b4 c5 c3", black="a7 d6 a1", in_hand=(1, 1))
-    assert game.highlights(state) == []
+    assert game.web.highlights(state) == []
     state.apply("c4xa1")
-    assert game.highlights(state) == [["a4", "b4", "c4"], ["c5", "c4", "c3"]]
+    assert game.web.highlights(state) == [["a4", "b4", "c4"], ["c5", "c4", "c3"]]
     state.apply("g1")
-    assert game.highlights(state) == []
+    assert game.web.highlights(state) == []

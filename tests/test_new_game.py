@@ -30,7 +30,7 @@ from board_arena import agents, engines
 from board_arena.agents.plugins import load_plugin
 from board_arena.arena import TournamentSettings, load_run, run_tournament
 from board_arena.arena.web.server import GameServer, make_server
-from tests.conformance import check_conformance
+from board_arena.engines.conformance import check_conformance
 from tests.games.tictactoe import TicTacToe
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -76,6 +76,38 @@ def test_a_name_taken_is_refused():
     with pytest.raises(TypeError, match="takes a subclass of engines.Game"):
         engines.register_game(object)
     assert "twin" not in {cls.family for cls in engines.game_classes()}
+
+
+def test_a_game_that_lacks_a_capability_or_part_of_one_is_refused_naming_it():
+    class Bare(engines.Game):
+        family = "bare"
+        PARAMS = ()
+        PRESETS = {"bare": {}}
+        kernels = TicTacToe.kernels
+
+    with pytest.raises(TypeError, match="it lacks notation_class, encoding_class, _init_record, _board, _reason_words$"):
+        engines.register_game(Bare)
+
+    class HalfNotation(engines.Notation):
+        def format_move(self, state, move):
+            return str(move)
+
+    class Half(TicTacToe):
+        family = "half"
+        PRESETS = {"half": {}}
+        notation_class = HalfNotation
+
+    with pytest.raises(TypeError, match="it lacks .*HalfNotation.parse_move, .*HalfNotation.render$"):
+        engines.register_game(Half)
+
+    class Drawn(TicTacToe):
+        family = "drawn"
+        PRESETS = {"drawn": {}}
+        web_class = dict
+
+    with pytest.raises(TypeError, match="Drawn.web_class must be a subclass of engines.WebBoard, not <class 'dict'>"):
+        engines.register_game(Drawn)
+    assert not {"bare", "half", "drawn"} & set(engines.available_games())
 
 
 def test_arena_run_with_the_plugin_plays_on_two_worker_processes(tmp_path):

@@ -208,7 +208,7 @@ def test_learn_kalah_checks_its_arguments_and_never_writes_the_shipped_weights_u
 
 
 def test_learn_kalah_writes_here_unless_asked_to_replace_the_shipped_weights(tmp_path, monkeypatch, capsys):
-    from board_arena.agents.learned import BUNDLED_WEIGHTS
+    from board_arena.engines.mancala.learned import BUNDLED_WEIGHTS
     from experiments import learn_kalah
 
     shipped = BUNDLED_WEIGHTS.read_bytes()

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from board_arena import agents, engines
+from board_arena.agents.params import PARAM_EFFECTS
 from board_arena.arena.cli import main
 from board_arena.arena.web.searches import AgentPolicy, move_seed
 from board_arena.arena.web.server import (
@@ -27,7 +28,6 @@ from board_arena.arena.web.server import (
     json_depth_ok,
     make_server,
 )
-from board_arena.engines.game import PARAM_EFFECTS
 from tests.illegal_moves import ILLEGAL_MOVES
 
 
@@ -452,8 +452,8 @@ def test_the_policy_reads_what_parameters_declare_not_their_names(forget_plugins
     class Declared(agents.Agent):
         name = "test-declared"
         PARAMS = (
-            engines.Param("level", "", "a file, by its declaration", effect="file"),
-            engines.Param("weights", 1.0, "a plain setting", low=0.0, high=2.0, effect="setting"),
+            agents.AgentParam("level", "", "a file, by its declaration", effect="file"),
+            agents.AgentParam("weights", 1.0, "a plain setting", low=0.0, high=2.0, effect="setting"),
             engines.Param("secret", 0, "declares nothing", low=0, high=9),
         )
 
@@ -468,7 +468,7 @@ def test_the_policy_reads_what_parameters_declare_not_their_names(forget_plugins
         policy.check("test-declared:secret=3")
     assert policy.check("test-declared").params["secret"] == 0  # its default is fine
     with pytest.raises(ValueError, match="effect 'disk' is not one of"):
-        engines.Param("x", 0, "", effect="disk")
+        agents.AgentParam("x", 0, "", effect="disk")
 
 
 def test_every_built_in_agent_parameter_declares_its_effect():
@@ -699,7 +699,7 @@ def test_each_game_drawing_is_served_from_its_own_folder(server):
     drawings = {g["family"]: g["drawing"] for g in catalog["games"]}
     assert drawings["tictactoe"] is None  # a game without a drawing: the page draws its text
     for cls in engines.game_classes():
-        path = cls.drawing_file()
+        path = cls.web_class.drawing_file()
         if path is None:
             continue
         assert drawings[cls.family] == f"/games/{cls.family}.js" and path.parent.name == cls.__module__.split(".")[-1]
@@ -783,10 +783,10 @@ def test_every_move_has_clicks_that_spell_it_back(name):
         while not state.is_terminal():
             seen = state if game.perfect_information else state.view(state.current_player)
             moves = seen.legal_moves()
-            spelled = [tuple(game.move_clicks(seen, move)) for move in moves]
+            spelled = [tuple(game.web.move_clicks(seen, move)) for move in moves]
             assert len(set(spelled)) == len(moves), spelled  # no two moves are clicked alike
             for move, clicks in zip(moves, spelled):
-                assert seen.parse_move(game.move_from_clicks(seen, clicks)) == move, (seen.format_move(move), clicks)
+                assert seen.parse_move(game.web.move_from_clicks(seen, clicks)) == move, (seen.format_move(move), clicks)
             state.apply(rng.choice(state.legal_moves()))
 
 

@@ -27,7 +27,7 @@ with CollectorPaused():  # see board_arena._collector
     from board_arena.agents import alphabeta  # noqa: F401
     from board_arena.agents import mcts  # noqa: F401
     from board_arena.agents import hidden  # noqa: F401
-    from board_arena.agents import learned  # noqa: F401
+    from board_arena.engines.mancala import learned  # noqa: F401  (td-kalah: Mancala's own agent)
     from board_arena.agents import solver  # noqa: F401
     # isort: on
     from board_arena.agents.base import (
@@ -40,11 +40,13 @@ with CollectorPaused():  # see board_arena._collector
         parse_spec,
         register_agent,
     )
+    from board_arena.agents.params import AgentParam
     from board_arena.agents.plugins import load_plugin
     from board_arena.engines import Game, State
 
 __all__ = [
     "Agent",
+    "AgentParam",
     "Limit",
     "SearchInfo",
     "make_agent",

@@ -9,8 +9,8 @@ Design notes:
 * Transposition table: a fixed array of 32-byte ``TT_ENTRY`` records in buckets of two, one
   64-byte cache line, indexed by the low bits of the contract's ``state_hash``, the full hash kept
   to reject collisions. A bucket's first entry keeps the deepest search of the current root, the
-  second is always replaced: with one always-replaced entry, the many shallow nodes evicted the
-  few deep ones (Kalah, depth 17 from the start: 15.6M nodes, against 3.7M with buckets). Nodes
+  second is always replaced: with one always-replaced entry, the many shallow nodes would evict
+  the few deep ones. Nodes
   with fewer than ``TABLE_DEPTH`` plies below neither probe nor store: a cache miss costs about
   as much as the few leaves a hit there would save, and their entries would evict deeper ones. A stored
   score is used for a cutoff only when it was searched to exactly the depth needed now, so that a
@@ -22,8 +22,8 @@ Design notes:
 * Principal variation search: a node's first child gets the node's window, the others the null
   window (alpha, alpha + SCOUT), searched again with the whole window only when they fail high
   inside it; at the root the null window sits just below the best so far, so that a tie fails
-  high and gets its exact score for the tie-break. The scores are those of plain alpha-beta
-  (Kalah, depth 16 from 30 positions: 12% fewer nodes; nine men's morris, depth 6: 4% fewer).
+  high and gets its exact score for the tie-break. The scores are those of plain alpha-beta, for
+  fewer nodes.
 * Budgets: iterative deepening stops at ``depth``, when the ``nodes`` budget is spent (checked at
   every node) or the ``time`` runs out (checked every 1024 nodes inside the compiled search) or
   when the value is proven. An interrupted iteration still counts once its first root move (the
@@ -50,6 +50,7 @@ from board_arena.agents.base import (
     SearchInfo,
     register_agent,
 )
+from board_arena.agents.params import AgentParam
 from board_arena.agents.scores import (
     INFINITY,
     PROVEN_SCORE,
@@ -59,7 +60,7 @@ from board_arena.agents.scores import (
     terminal_score,
     to_value,
 )
-from board_arena.engines import Param, contract
+from board_arena.engines import contract
 from board_arena.kernels import deadline_after, kernel, monotonic_ns, rng_below
 
 TT_ENTRY = np.dtype(
@@ -572,8 +573,7 @@ def new_table(megabytes: float) -> np.ndarray:
 
     A table of 2 MiB or more lives in memory mapped for transparent huge pages where the system
     offers them (``madvise``): probes land anywhere in the table, and with 4 KiB pages nearly
-    every probe of a 16 MiB table would also miss the TLB (Kalah, depth 16 from the start: about
-    5% more nodes per second).
+    every probe of a 16 MiB table would also miss the TLB.
     """
     entries = max(2, int(megabytes * 2**20) // TT_ENTRY.itemsize)  # at least one bucket
     count = 1 << (entries.bit_length() - 1)
@@ -592,12 +592,12 @@ def new_table(megabytes: float) -> np.ndarray:
 
 
 def clear(table: np.ndarray) -> None:
-    """Zeroes a table in place as one block of bytes (about 0.2 ms for 16 MiB; assigning 0 to a
-    structured array goes field by field, some fifty times slower)."""
+    """Zeroes a table in place as one block of bytes (assigning 0 to a structured array goes field
+    by field, far slower)."""
     table.view(np.uint8)[:] = 0
 
 
-TABLE_MB = Param("table_mb", 16.0, "transposition table size in MiB", low=0.001, high=16384.0, effect="memory_mb")
+TABLE_MB = AgentParam("table_mb", 16.0, "transposition table size in MiB", low=0.001, high=16384.0, effect="memory_mb")
 
 
 class TableAgent(Agent):
@@ -623,8 +623,8 @@ class AlphaBetaAgent(TableAgent):
         DEPTH,
         replace(NODES, doc="positions visited per move (100,000 when no depth, nodes or time is given)"),
         TIME,
-        Param("solve", False, "solve exactly (agents/solver.py: MTD(f) on the final margin) and report the margin", effect="work"),
-        Param("endgame", 0, "endgame database of every position up to this size (Kalah: seeds on the board; "
+        AgentParam("solve", False, "solve exactly (agents/solver.py: MTD(f) on the final margin) and report the margin", effect="work"),
+        AgentParam("endgame", 0, "endgame database of every position up to this size (Kalah: seeds on the board; "
               "built once into the cache folder), read at the horizon and by solve; 0: none", low=0, high=63, effect="database"),
         TABLE_MB,
     )
@@ -649,11 +649,11 @@ class AlphaBetaAgent(TableAgent):
 
     def check_game(self, game):
         super().check_game(game)
-        if self.params["endgame"] and not game.has_endgame_databases:
+        if self.params["endgame"] and game.endgame is None:
             raise ValueError(f"{self.name}: endgame={self.params['endgame']}, but {game.name} has no endgame databases")
         if self.params["endgame"]:
             try:
-                game.check_endgame_size(self.params["endgame"])
+                game.endgame.check_size(self.params["endgame"])
             except ValueError as error:
                 raise ValueError(f"{self.name}: endgame={self.params['endgame']}: {error}") from None
 
@@ -661,7 +661,7 @@ class AlphaBetaAgent(TableAgent):
         """The endgame database ``(db, k)`` asked for by ``endgame`` (built once), or None."""
         if not self.params["endgame"]:
             return None
-        return state.game.endgame_database(state, self.params["endgame"], build_missing=True)
+        return state.game.endgame.database(state, self.params["endgame"], build_missing=True)
 
     def _solve(self, state, limit):
         """The exact solver's move and margin; when a budget stops it first, the proven bounds give

@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numba.core import event as numba_event
 
-from board_arena.engines import Game, Param, State, shown
+from board_arena.agents.params import AgentParam, agent_param
+from board_arena.engines import Game, State, shown
 from board_arena.kernels import caching_disabled, rng_from_seed
 
 __all__ = [
@@ -113,7 +114,7 @@ class Agent:
 
     name: ClassVar[str]
     summary: ClassVar[str] = ""
-    PARAMS: ClassVar[tuple[Param, ...]] = ()
+    PARAMS: ClassVar[tuple[AgentParam, ...]] = ()
     #: True for agents that play hidden-information games from a player's view.
     plays_hidden_information: ClassVar[bool] = False
     #: True for a reference that is given the whole state even where the rules hide part of it.
@@ -354,7 +355,10 @@ _AGENTS: dict[str, type[Agent]] = {}
 
 
 def register_agent(cls: type[Agent]) -> type[Agent]:
-    """Class decorator: makes an agent available to :func:`make_agent` under ``cls.name``."""
+    """Class decorator: makes an agent available to :func:`make_agent` under ``cls.name``. A plain
+    :class:`engines.Param` among its ``PARAMS`` becomes an :class:`AgentParam` that declares no
+    effect."""
+    cls.PARAMS = tuple(agent_param(p) for p in cls.PARAMS)
     _AGENTS[cls.name] = cls
     return cls
 
@@ -470,11 +474,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 _CLOCK_FIELDS = ("remaining", "increment", "moves_to_go")
 
 # Parameters shared by the searches, so that they read the same everywhere.
-TIME = Param(
+TIME = AgentParam(
     "time", None, "seconds per move (not reproducible across machines)", low=0.001, high=86400.0, kind=float,
     allow_none=True, effect="seconds",
 )
-DEPTH = Param("depth", None, "search depth in plies", low=1, high=200, kind=int, allow_none=True, effect="work")
-NODES = Param("nodes", None, "positions visited per move", low=1, high=10**12, kind=int, allow_none=True, effect="work")
-ITERATIONS = Param("iterations", None, "simulations per move", low=1, high=10**9, kind=int, allow_none=True, effect="work")
+DEPTH = AgentParam("depth", None, "search depth in plies", low=1, high=200, kind=int, allow_none=True, effect="work")
+NODES = AgentParam("nodes", None, "positions visited per move", low=1, high=10**12, kind=int, allow_none=True, effect="work")
+ITERATIONS = AgentParam("iterations", None, "simulations per move", low=1, high=10**9, kind=int, allow_none=True, effect="work")
 

@@ -39,8 +39,9 @@ from board_arena.agents.base import (
     register_agent,
 )
 from board_arena.agents.mcts import COUNT_RECORDS, NO_NODE, ROOT, TreeSearchAgent
+from board_arena.agents.params import AgentParam
 from board_arena.agents.scores import to_value
-from board_arena.engines import Game, Param, contract
+from board_arena.engines import Game, contract
 from board_arena.kernels import deadline_after, kernel, monotonic_ns, rng_below
 
 #: Sampling attempts per world before a search gives up (a game's sampler may reject).
@@ -65,7 +66,7 @@ def pimc_search(
     world = contract.new_states(view, 1)
     result = np.zeros(4)
     # alphabeta_search_endgame without a database, called directly: through alphabeta_search, its
-    # compiled code would be optimised and emitted once more, inside that kernel (2 s of compile).
+    # compiled code would be optimised and emitted once more, inside that kernel (seconds of compile).
     no_database = np.zeros(0, np.int8)
     start_ns = monotonic_ns()
     done = 0
@@ -256,7 +257,7 @@ class PIMCAgent(_WorldSampler, TableAgent):
     name = "pimc"
     summary = "determinized alpha-beta: sampled worlds vote for a move"
     PARAMS = (
-        Param("worlds", 20, "worlds sampled from the view per move", low=1, high=100_000, effect="work"),
+        AgentParam("worlds", 20, "worlds sampled from the view per move", low=1, high=100_000, effect="work"),
         replace(DEPTH, doc="alpha-beta depth in each world"),
         replace(NODES, doc="positions per world (2,000 when neither depth, nodes nor time is given)"),
         replace(TIME, doc="seconds per move, shared by the worlds (not reproducible)"),

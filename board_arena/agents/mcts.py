@@ -6,7 +6,7 @@ tries one child for a move not tried yet (chosen uniformly at random), evaluates
 backs the result up. A node's statistics are from the point of view of the player who made the
 move into it (whoever that was: an extra turn or a pass changes nothing), so the parent always
 maximises over its children. The move played is the most visited child, ties broken uniformly at
-random. The parameters (see the README for the measurements behind each default):
+random. The parameters (docs/benchmarks.md, "MCTS parameters", has the runs behind each default):
 
 * ``solver`` (on): MCTS-Solver (Winands, Bjornsson and Saito 2008, "Monte-Carlo Tree Search
   Solver"), with draws. A new leaf that ends the game is proven; a node is proven a win for its
@@ -25,8 +25,9 @@ random. The parameters (see the README for the measurements behind each default)
   "Monte Carlo Tree Search with Heuristic Evaluations using Implicit Minimax Backups"): every
   record also keeps the heuristic of its leaf backed up by minimax (a float32 ``value`` field,
   for which ``total`` narrows to float32: :func:`node_dtype`, the same 24 bytes), and selection
-  uses ``(1 - minimax) mean + minimax value``; the rollouts stay. On by default (0.6) for the
-  game families where it was measured to help (:data:`MINIMAX_BY_FAMILY`), off elsewhere.
+  uses ``(1 - minimax) mean + minimax value``; the rollouts stay. By default the weight the game
+  declares for its heuristic (``Game.implicit_minimax``: Mancala and Morabaraba declare 0.6), 0
+  (off) for a game that declares none.
 * ``threads`` (1): root parallelism (Chaslot, Winands and van den Herik 2008): that many
   independent trees, each in a thread of its own (the kernel releases the interpreter lock),
   each with its own generator drawn from the agent's; the root children's visits are summed by
@@ -44,12 +45,9 @@ no parent link: a simulation backs up along the path it selected. A proven value
 it is kept in ``total`` as a value no sum of rewards reaches (+inf, -inf, nan: see
 :data:`PROVEN_WIN`). The array grows in place (see :func:`grow_tree`).
 
-Memory (``experiments/mcts_memory.py --simulations 1000000``, tracemalloc's peak of one search
-from Kalah's start): with the defaults, 1,735,060 records of 20 bytes for 1,000,001 tried nodes,
-a peak of 33.2 MiB, 34.8 bytes per tried node; of the 14.8 bytes above the node's own record,
-14.7 are the untried records of child blocks (a block is made whole the first time a simulation
-passes through its node) and 0.1 the growth's slack. With ``minimax=0`` (24-byte records):
-1,628,282 records, 39.7 bytes per tried node.
+Memory: beyond each tried node's own record, a search holds the untried records of the child
+blocks (a block is made whole the first time a simulation passes through its node) and the
+slack of the array's growth; ``experiments/mcts_memory.py`` measures both.
 """
 
 from __future__ import annotations
@@ -70,7 +68,8 @@ from board_arena.agents.base import (
     SearchInfo,
     register_agent,
 )
-from board_arena.engines import Game, Param, contract
+from board_arena.agents.params import AgentParam
+from board_arena.engines import Game, contract
 from board_arena.kernels import (
     deadline_after,
     kernel,
@@ -332,7 +331,7 @@ class Settings(NamedTuple):
     alpha: float  # the implicit minimax value's share of a child's mean in selection (0: none)
 
 
-#: Plain UCT, the search that the tree layout was measured with.
+#: Plain UCT: random rollouts, no solver, no heuristic (the search the tests compare with).
 UCT = Settings(1.4, False, EVAL_ROLLOUT, 0.0, 0.0)
 
 
@@ -544,10 +543,10 @@ class TreeSearchAgent(Agent):
     BEST: ClassVar[Callable[..., int]]
     NODE_DTYPE: ClassVar[np.dtype]
 
-    PARAMS: ClassVar[tuple[Param, ...]] = (
+    PARAMS: ClassVar[tuple[AgentParam, ...]] = (
         replace(ITERATIONS, doc="simulations per move (10,000 when neither iterations nor time is given)"),
         TIME,
-        Param("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0, effect="setting"),
+        AgentParam("c", 1.4, "UCB1 exploration constant (rewards are in [-1, 1])", low=0.0, high=100.0, effect="setting"),
     )
     DEFAULT_ITERATIONS = 10_000
 
@@ -650,11 +649,6 @@ def _run_in_threads(calls: list[Callable[[], object]]) -> list:
     return results
 
 
-#: The default ``minimax`` weight of each game family where it was measured (the README's MCTS
-#: tables: against plain UCT at equal simulations and against OpenSpiel's MCTS at equal time);
-#: other games (and plugin games, whose heuristic nobody measured) search without it.
-MINIMAX_BY_FAMILY = {"mancala": 0.6, "morabaraba": 0.6}
-
 #: The most threads one ``mcts`` search grows at once (``threads``).
 MAX_THREADS = 64
 
@@ -665,15 +659,15 @@ class MCTSAgent(TreeSearchAgent):
     summary = "UCT with random rollouts, MCTS-Solver, heuristic leaves, root parallelism; move by visit count"
     PARAMS = (
         *TreeSearchAgent.PARAMS,
-        Param("solver", True, "prove wins, losses and draws and back them up (MCTS-Solver); "
+        AgentParam("solver", True, "prove wins, losses and draws and back them up (MCTS-Solver); "
               "a proven win is played, a proven root stops the search", effect="setting"),
-        Param("eval", "rollout", "leaf evaluation: a random game to the end, the game's heuristic, or both mixed",
+        AgentParam("eval", "rollout", "leaf evaluation: a random game to the end, the game's heuristic, or both mixed",
               choices=EVALUATIONS, effect="setting"),
-        Param("weight", 0.5, "the heuristic's share of a leaf's value with eval=mix", low=0.0, high=1.0, effect="setting"),
-        Param("minimax", None, "implicit minimax: the share of a child's backed-up heuristic value in its "
-              "selection score (Lanctot et al. 2014; 0: off; default: the game family's measured best, "
-              "MINIMAX_BY_FAMILY, else 0)", low=0.0, high=1.0, kind=float, allow_none=True, effect="setting"),
-        Param("threads", 1, "independent trees searched at once in threads, their root visits summed "
+        AgentParam("weight", 0.5, "the heuristic's share of a leaf's value with eval=mix", low=0.0, high=1.0, effect="setting"),
+        AgentParam("minimax", None, "implicit minimax: the share of a child's backed-up heuristic value in its "
+              "selection score (Lanctot et al. 2014; 0: off; default: the weight the game declares, "
+              "Game.implicit_minimax, else 0)", low=0.0, high=1.0, kind=float, allow_none=True, effect="setting"),
+        AgentParam("threads", 1, "independent trees searched at once in threads, their root visits summed "
               "(root parallelism); an iterations budget is shared between them", low=1, high=MAX_THREADS, effect="work"),
     )
     NODE_DTYPE = NODE
@@ -692,7 +686,7 @@ class MCTSAgent(TreeSearchAgent):
     def settings(self, game: Game) -> Settings:
         """The search's :class:`Settings` for ``game`` from the agent's parameters."""
         p = self.params
-        minimax = p["minimax"] if p["minimax"] is not None else MINIMAX_BY_FAMILY.get(game.family, 0.0)
+        minimax = p["minimax"] if p["minimax"] is not None else game.implicit_minimax
         return Settings(float(p["c"]), bool(p["solver"]), EVALUATIONS.index(p["eval"]), float(p["weight"]), float(minimax))
 
     def _grow(self, state, limit: Limit, rng: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

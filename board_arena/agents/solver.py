@@ -24,29 +24,24 @@ recursive kernel that other kernels call):
 * Bounds cut at once: ``contract.margin_bounds`` (Kalah: the seeds still on the board), the
   table's bounds of the position and, before any child is searched, of every child (enhanced
   transposition cutoff), and the endgame database when one is given (``contract.endgame_value``).
-* Move ordering (measured on Kalah: it decides most of the cost): the table's move; then the
-  moves after which the same player moves again (Kalah's extra turns: free, and the other pits
-  keep their counts); then by the best estimate of the move's value that the children's known
-  bounds allow (its immediate gain, clamped into them), by the child's proven lower bound, by
-  the game's ``heuristic`` of the child (which orders normal-play Konane, whose moves gain
-  nothing until the end); ties go to the later move in ``legal_moves`` order (Kalah: the pit
-  nearest the store, so that sowing it leaves the other pits as they were). Kalah(6,4): 85.6
-  million positions with the earlier order (gain first, ties to the first move), 54 million.
-  The root mover's opponent, which must refute every move of the root's mover in a test that
-  fails low (the costly test: Kalah(6,4) with a 20-seed database, 1.7 million positions to
-  prove the margin at least 10, 8.9 million to prove it not 11), breaks its ties by the move
-  that leaves the fewest replies, so that fewer positions need every move refuted: Kalah(6,4)
-  with the database 9.2 million positions to 8.2, Kalah(5,5) with 25 seeds 10.8 to 5.2 (for
-  the root mover the same order costs more: 1.7 to 7.0 million for Kalah(6,4)'s lower bound).
+* Move ordering (it decides most of the cost): the table's move; then the moves after which the
+  same player moves again (Kalah's extra turns: free, and the other pits keep their counts);
+  then by the best estimate of the move's value that the children's known bounds allow (its
+  immediate gain, clamped into them), by the child's proven lower bound, by the game's
+  ``heuristic`` of the child (which orders normal-play Konane, whose moves gain nothing until the
+  end); ties go to the later move in ``legal_moves`` order (Kalah: the pit nearest the store, so
+  that sowing it leaves the other pits as they were). The root mover's opponent, which must
+  refute every move of the root's mover in a test that fails low (the costly test), breaks its
+  ties by the move that leaves the fewest replies, so that fewer positions need every move
+  refuted (for the root mover the same order costs more).
 * The first test value of MTD(f) comes from iterative-deepening estimates (MTD(f) to 2, 4, ...
   12 plies in a small table of its own, a position at the horizon estimated as no further change),
   for games with a margin.
 * Threads (``threads``) share the table and test the same value, splitting its moves as
   Weill's ABDADA (1996) does: a move other than the first whose position another thread is
   searching waits for a second pass over the moves (:func:`_next_move`), by when the table often
-  holds its proof. Kalah(5,5) with a 25-seed database, 2 threads: the busier thread searched 3.0
-  million positions, against 3.7-3.9 million when the second thread tested the value above the
-  first's (the earlier scheme, ``SPLIT`` off).
+  holds its proof; with ``SPLIT`` off, each thread tests a value of its own instead (the second
+  the value above the first's).
 * Budgets: a node count, a wall-clock deadline (checked every 4096 positions) and a stop flag
   that another thread sets (a processor-time limit, Ctrl-C, another thread's finished solve);
   the search kernels release the interpreter lock.
@@ -78,7 +73,8 @@ from board_arena.agents.base import (
     SearchInfo,
     register_agent,
 )
-from board_arena.engines import Game, Param, State, contract, datafile
+from board_arena.agents.params import AgentParam
+from board_arena.engines import Game, State, contract, datafile
 from board_arena.kernels import (
     JIT_DISABLED,
     deadline_after,
@@ -107,11 +103,11 @@ _U48 = np.uint64(48)
 _MASK16 = np.uint64(0xFFFF)
 # Scores within the search: margins are small ints, so these never meet a real value.
 _INF = np.int64(1 << 40)
-# Enhanced transposition cutoff: probe every child's table entry before searching any (measured:
-# fewer positions for a little more work per position; off only to measure it).
+# Enhanced transposition cutoff: probe every child's table entry before searching any (fewer
+# positions for a little more work per position; off only to compare).
 ETC = True
 # Threads split each test's moves (ABDADA, see _next_move) rather than test neighbouring values
-# (off only to measure it); the marks of positions being searched, by the low bits of their keys.
+# (off only to compare); the marks of positions being searched, by the low bits of their keys.
 SPLIT = True
 BUSY_SLOTS = 1 << 15
 
@@ -806,7 +802,7 @@ def prove(
         control[CONTROL_BETA + thread] = beta
         control[CONTROL_DECIDED + thread] = 0
         # The root mover's opponent orders its moves to leave the fewest replies: it refutes every
-        # root move in a test that fails low, the costly one (measured in the module's notes).
+        # root move in a test that fails low, the costly one (see the module's notes).
         refuter = 1 - root_mover
         w.states[0] = root
         stats[STAT_SEARCHES] += 1
@@ -910,7 +906,7 @@ def solve(
         table: a table from :func:`new_solver_table` to use (and keep filling: every bound in it
             is proven, so it stays valid for every later position of the same game variant);
             else one of ``table_mb`` MiB is made.
-        endgame: an endgame database ``(db, k)`` of the game (``Game.endgame_database``), or None.
+        endgame: an endgame database ``(db, k)`` of the game (``game.endgame.database``), or None.
         time: a budget in seconds of wall-clock time; ``cpu_time``: in seconds of processor time
             summed over the threads (what a solve costs, whatever the machine's load);
             ``nodes``: in positions (per thread). The result is then maybe not exact.
@@ -956,7 +952,9 @@ def solve(
     if table is None:
         table = new_solver_table(table_mb)
     if endgame is not None:
-        state.game.check_endgame_database(state, *endgame)
+        if state.game.endgame is None:
+            raise ValueError(f"{state.game.name} has no endgame databases")
+        state.game.endgame.check_database(state, *endgame)
     if book is not None:
         book.check_game(state.game)
         book.load_into(table)
@@ -1387,14 +1385,14 @@ class SolverAgent(Agent):
     PARAMS = (
         replace(TIME, default=1.0, doc="seconds per move (wall clock); none: solve to the end, however long"),
         NODES,
-        Param("endgame", None, "Kalah: endgame database of every position up to this many seeds on the board "
+        AgentParam("endgame", None, "Kalah: endgame database of every position up to this many seeds on the board "
               "(built once into the cache folder); none: the largest in the cache folder, else one of at most "
               f"{2**25:,} positions; 0: none", low=0, high=63, kind=int, allow_none=True,
               effect="database"),
-        Param("book", True, "read and write the variant's book of solved positions (cache folder)", effect="database"),
-        Param("table_mb", 256.0, "table of proven bounds, MiB (kept between moves and games)", low=0.001, high=16384.0,
+        AgentParam("book", True, "read and write the variant's book of solved positions (cache folder)", effect="database"),
+        AgentParam("table_mb", 256.0, "table of proven bounds, MiB (kept between moves and games)", low=0.001, high=16384.0,
               effect="memory_mb"),
-        Param("threads", 1, "threads searching at once (they share the table)", low=1, high=MAX_THREADS, effect="work"),
+        AgentParam("threads", 1, "threads searching at once (they share the table)", low=1, high=MAX_THREADS, effect="work"),
     )
     #: A book is saved after a move whose solve took at least this much processor time.
     SAVE_AFTER_CPU = 0.5
@@ -1409,9 +1407,9 @@ class SolverAgent(Agent):
         super().check_game(game)
         size = self.params["endgame"]
         if size:
-            if not game.has_endgame_databases:
+            if game.endgame is None:
                 raise ValueError(f"{self.name}: endgame={size}, but {game.name} has no endgame databases")
-            game.check_endgame_size(size)
+            game.endgame.check_size(size)
 
     def reset(self, seed: int | None = None) -> None:
         # The table is not cleared: it holds only proven bounds, which a new game does not change.
@@ -1434,18 +1432,18 @@ class SolverAgent(Agent):
     def _database(self, state: State) -> tuple[np.ndarray, int] | None:
         game = state.game
         size = self.params["endgame"]
-        if not game.has_endgame_databases or size == 0:
+        if game.endgame is None or size == 0:
             return None
         if size is None:
-            size = game.default_endgame_size(state)
-        return game.endgame_database(state, size, build_missing=True) if size else None
+            size = game.endgame.default_size(state)
+        return game.endgame.database(state, size, build_missing=True) if size else None
 
     def warm_up(self, game: Game) -> None:
         """Also loads, outside any clock, every kernel a move may run beyond the warm-up's search
         (naming the move of a position the table holds solved, the book's reads and writes of the
         table) and reads the game's database and book into this process's caches, so that the
         first move of a game spends its budget on the search (a kernel loaded or compiled inside
-        a 100 ms move lost games on time)."""
+        a short move can lose the game on time)."""
         super().warm_up(game)
         key = (SolverAgent, "kernels", game.kernels.STATE_DTYPE, tuple(self.params.items()))
         if key in Agent._warmed:
@@ -1453,7 +1451,7 @@ class SolverAgent(Agent):
         state = game.new_initial_state(0)
         data = state.data
         root = data[0] if data.ndim else data
-        db = self._database(state) if game.has_endgame_databases else None
+        db = self._database(state) if game.endgame is not None else None
         table = new_solver_table(0.001)
         stats = np.zeros(STAT_SIZE, np.int64)
         control = np.zeros(CONTROL_SIZE, np.int64)
@@ -1464,8 +1462,8 @@ class SolverAgent(Agent):
         if self.params["book"]:
             shared_book(game)
         # The table the first agent of these parameters takes, its pages written once here: the
-        # first writes to a fresh table's pages (the kernel zeroes each huge page) cost a
-        # 256 MiB table 30-50 ms of its first move.
+        # first writes to a fresh table's pages (the kernel zeroes each huge page) would otherwise
+        # be spent in its first move.
         spare = new_solver_table(self.params["table_mb"])
         spare.fill(0)
         SPARE_TABLES[self.params["table_mb"]] = spare
@@ -1475,8 +1473,8 @@ class SolverAgent(Agent):
         self._prepare(state)
         assert self._table is not None
         # The book goes into the table here, and the table's expensive proofs into the book only
-        # after a long solve: a scan of the table (20 ms for the default 256 MiB) would take a
-        # fifth of a 100 ms move, and a short solve proves nothing that is dear to prove again.
+        # after a long solve: a scan of the table would take a good part of a short move, and a
+        # short solve proves nothing that is dear to prove again.
         if self._book is not None:
             self._book.load_into(self._table)
         solution = solve(state, table=self._table, endgame=self._db, time=limit.time, nodes=limit.nodes,

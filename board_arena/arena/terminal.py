@@ -54,7 +54,7 @@ class PlaySession:
             raise ValueError(f"{self.opponent.name} sees your hidden tiles; choose an honest opponent (see arena list)")
         self.human = human_seat
         self.seed = seed
-        self.style = style.for_colors(game.player_colors)
+        self.style = style.for_colors(game.notation.player_colors)
         self.record_path = record_path
         self.read_line = read_line
         self.write = write
@@ -80,7 +80,7 @@ class PlaySession:
         self.shown_ply = self.state.ply
         self.write("")
         style = self.style
-        self.write(self.game.render_for(self.state, self.human, color=style.color, unicode=style.unicode, glyphs=style.glyphs))
+        self.write(self.game.notation.render_for(self.state, self.human, style))
         if self.clock is not None and not self.state.is_terminal():
             shown = [f"{self.name(seat)} {_clock_text(self.clock.remaining[seat])}" for seat in (0, 1)]
             self.write("Clocks: " + ", ".join(shown))
@@ -88,7 +88,7 @@ class PlaySession:
     def show_help(self) -> None:
         self.write("")
         self.write(self.style.bold(f"{self.game.name}: how to play"))
-        self.write(self.game.help_text() or "Type a move as listed by the moves command.")
+        self.write(self.game.notation.help_text() or "Type a move as listed by the moves command.")
         self.write(f"You play {self.game.player_names[self.human]}, against {self.opponent_spec}.")
         self.write(COMMANDS)
 
@@ -151,7 +151,7 @@ class PlaySession:
             return False
         before = self.state.copy()
         self.searches.pop(self.state.ply, None)  # the agent's reply here before an undo, if any
-        text = self.game.format_move(self.state, move)
+        text = self.game.notation.format_move(self.state, move)
         self.state.apply(move)  # legal: parsed and checked in the person's view
         self.undo_stack.append(before)
         self.listed = None
@@ -198,7 +198,7 @@ class PlaySession:
             self.write(self.style.bold(f"{self.name(seat)} ran out of time: it loses on time."))
             return False
         self.searches[self.state.ply] = search_entry(seat, found)
-        text = self.game.format_move(self.state, found.move)
+        text = self.game.notation.format_move(self.state, found.move)
         self.state.apply(found.move)
         self.write(self.style.player(seat, f"{self.name(seat)} plays {text}", bold=True) + f"  [{found.summary()}]")
         return True
@@ -211,10 +211,8 @@ class PlaySession:
             f"against {self.opponent_spec}."
         )
         leader = self.state.current_player
-        if leader != 0:  # dominoes: the greatest tile leads
-            why = "holds the greatest tile dealt"
-            if leader == self.human and hasattr(self.game, "greatest_tile"):
-                why = f"you hold the greatest tile dealt, {self.game.greatest_tile(self.state, leader)}"
+        why = self.game.first_player_reason(self.state, self.human)
+        if leader != 0 and why is not None:  # dominoes: the greatest tile leads
             self.write(f"{self.name(leader)} moves first: {why}.")
         self.write(
             "Type help for the rules and commands, moves for your legal moves. After each of the "

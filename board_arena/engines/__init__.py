@@ -6,7 +6,9 @@
     >>> state = engines.make("kalah").new_initial_state(seed=1)
     >>> print(state)  # doctest: +SKIP
 
-See :mod:`engines.contract` for the compiled contract that agents search through, and
+See :mod:`engines.contract` for the compiled contract that agents search through,
+:mod:`engines.game` for the rules' Python face and the capabilities a game has besides
+(:class:`Notation`, :class:`WebBoard`, :class:`Encoding`, :class:`EndgameDatabases`), and
 :func:`register_game` to add a game from outside the package.
 """
 
@@ -14,11 +16,15 @@ from board_arena._collector import CollectorPaused
 
 with CollectorPaused():  # see board_arena._collector
     from board_arena.engines.dominoes import Dominoes
+    from board_arena.engines.encoding import Encoding
+    from board_arena.engines.endgame import EndgameDatabases
     from board_arena.engines.errors import IllegalMoveError, VariantError, shown
-    from board_arena.engines.game import PLY_CAP, Game, GameRecord, Param, State
+    from board_arena.engines.game import PLY_CAP, Game, GameRecord, State
     from board_arena.engines.konane import Konane
     from board_arena.engines.mancala import Mancala
     from board_arena.engines.morabaraba import Morabaraba
+    from board_arena.engines.notation import Notation
+    from board_arena.engines.params import Param
     from board_arena.engines.registry import (
         available_games,
         game_class,
@@ -28,6 +34,7 @@ with CollectorPaused():  # see board_arena._collector
         on_game_registered,
         register_game,
     )
+    from board_arena.engines.web import WebBoard
 
 # The built-in games, in the order in which available_games() and arena list show them.
 for _builtin in (Mancala, Morabaraba, Konane, Dominoes):
@@ -45,6 +52,10 @@ __all__ = [
     "State",
     "GameRecord",
     "Param",
+    "Notation",
+    "WebBoard",
+    "Encoding",
+    "EndgameDatabases",
     "IllegalMoveError",
     "VariantError",
     "PLY_CAP",

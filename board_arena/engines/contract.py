@@ -64,7 +64,7 @@ scratch)``                          ``rng_below(rng, n)`` (``n`` the number of l
                                     that index; a game's own may number the moves in an order
                                     that it finds without listing them. So the draw is exactly
                                     uniform and the same generator state gives the same move
-                                    (``tests/conformance.py`` checks both at every position of
+                                    (``engines.conformance`` checks both at every position of
                                     random games). ``scratch``: ``int64[>=max_moves(s)]`` for the
                                     default, which lists the moves there. Every random move of a
                                     rollout or a random agent is drawn through it

@@ -1,5 +1,17 @@
-"""The Python face of the game contract: variants with validated parameters, states that people and
-notebooks can play, print and copy, a move notation, and game records that replay.
+"""The rules of a game as Python: variants with validated parameters, states that people and
+notebooks can play, print and copy, and game records that replay.
+
+A :class:`Game` knows the rules; what else a game offers is a capability of its own module,
+reached from the game object (as python-chess keeps drawing in ``chess.svg`` and game files in
+``chess.pgn``, apart from the board):
+
+=================  ==================================================  =======================
+``game.notation``  moves as text both ways, the terminal drawing, the  :mod:`engines.notation`
+                   help text
+``game.web``       the browser's drawing and moves as clicks           :mod:`engines.web`
+``game.encoding``  actions, legal-action masks, observation tensors    :mod:`engines.encoding`
+``game.endgame``   endgame databases (None for a game without)         :mod:`engines.endgame`
+=================  ==================================================  =======================
 
 Everything here wraps the compiled kernels of :mod:`engines.contract`; nothing here is on a
 search's hot path.
@@ -7,29 +19,25 @@ search's hot path.
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 import secrets
-import textwrap
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 
 from board_arena.engines import _face, contract
-from board_arena.engines.actions import (
-    ActionSpace,
-    actions_of_moves,
-    move_to_action,
-    write_action_mask,
-)
+from board_arena.engines.encoding import Encoding
+from board_arena.engines.endgame import EndgameDatabases
 from board_arena.engines.errors import IllegalMoveError, VariantError, shown
+from board_arena.engines.notation import Notation
+from board_arena.engines.params import Param
 from board_arena.engines.registry import make
+from board_arena.engines.web import WebBoard
 
-__all__ = ["Param", "PARAM_EFFECTS", "Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP", "shown"]
+__all__ = ["Game", "State", "GameRecord", "IllegalMoveError", "VariantError", "PLY_CAP", "shown"]
 
 # What a game's family and preset names are made of (they appear in specs, paths and URLs).
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -39,152 +47,19 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 PLY_CAP = "ply cap"
 
 
-def wrap_paragraphs(text: str, width: int = 96) -> str:
-    """Text re-wrapped to ``width`` columns, paragraph by paragraph (blank-line separated)."""
-    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
-    return "\n\n".join(textwrap.fill(p, width) for p in paragraphs if p)
-
-
-#: What an agent parameter may declare as its ``effect`` (:class:`Param`): ``"setting"`` shapes
-#: the search and costs nothing by itself (an exploration constant); ``"work"`` is an amount of
-#: search (depth, positions, simulations, worlds, an exact solve) that a clock may bound;
-#: ``"seconds"`` is time per move; ``"memory_mb"`` is memory allocated, in MiB; ``"file"`` names a
-#: file to read; ``"database"`` builds or loads a database on disk.
-PARAM_EFFECTS = ("setting", "work", "seconds", "memory_mb", "file", "database")
-
-
-@dataclass(frozen=True)
-class Param:
-    """A variant parameter: name, default, allowed values and a one-line description.
-
-    The kind (bool, int or str) is the type of ``default`` unless ``kind`` is given; ints are
-    checked against ``low``/``high``, strings against ``choices``; ``None`` is allowed only when
-    ``allow_none`` is set. ``aliases`` are ``(value, choice)`` pairs accepted for a choice (a
-    parameter that grew from a switch into several readings keeps accepting ``True``/``False``).
-
-    ``effect`` declares what an agent parameter's value spends or touches beyond the move it
-    chooses (one of :data:`PARAM_EFFECTS`), so that a program that runs agents for others decides
-    what a request may set from the declaration, not from the parameter's name (``arena serve``
-    refuses ``file`` and ``database`` parameters and caps ``seconds`` and ``memory_mb`` ones). A
-    parameter that declares none is one such a program does not accept from outside.
-    """
-
-    name: str
-    default: Any
-    doc: str
-    low: float | None = None
-    high: float | None = None
-    choices: tuple[str, ...] | None = None
-    allow_none: bool = False
-    kind: type | None = None
-    aliases: tuple[tuple[Any, str], ...] = ()
-    effect: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.effect is not None and self.effect not in PARAM_EFFECTS:
-            raise ValueError(f"parameter {self.name}: effect {self.effect!r} is not one of {', '.join(PARAM_EFFECTS)}")
-
-    @property
-    def type(self) -> type:
-        return self.kind or type(self.default)
-
-    def allowed(self) -> str:
-        """The allowed values, as written in error messages and listings."""
-        if self.type is bool:
-            text = "true or false"
-        elif self.choices is not None:
-            text = " or ".join(repr(c) for c in self.choices)
-        elif self.type is int:
-            text = f"an integer from {self.low} to {self.high}"
-        elif self.type is float:
-            text = f"a number from {self.low:g} to {self.high:g}"
-        else:
-            text = f"a {self.type.__name__}"
-        return text + (" or none" if self.allow_none else "")
-
-    def validate(self, game: str, value: Any) -> Any:
-        """Returns ``value`` converted to the parameter's kind, or raises :class:`VariantError`.
-
-        Strings are accepted for every kind (as typed on a command line: ``pits=5``,
-        ``turning_jumps=true``, ``no_shot_draw_plies=none``).
-        """
-        value = self._resolve_alias(value)
-        if isinstance(value, str) and self.type is not str:
-            value = self._from_text(game, value)
-        if value is None:
-            if self.allow_none:
-                return None
-            raise VariantError(f"{game}: {self.name}=None is not allowed; allowed: {self.allowed()}")
-        kind = self.type
-        if kind is bool:
-            if isinstance(value, (bool, np.bool_)):
-                return bool(value)
-        elif kind is int:
-            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-                value = int(value)
-                if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
-                    return value
-                raise VariantError(
-                    f"{game}: {self.name}={value} is out of range; allowed: {self.allowed()}"
-                )
-        elif kind is float:
-            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-                value = float(value)
-                if (self.low is None or value >= self.low) and (self.high is None or value <= self.high):
-                    return value
-                raise VariantError(
-                    f"{game}: {self.name}={value:g} is out of range; allowed: {self.allowed()}"
-                )
-        elif isinstance(value, kind):
-            if self.choices is None or value in self.choices:
-                return value
-            raise VariantError(f"{game}: {self.name}={shown(value)} is not allowed; allowed: {self.allowed()}")
-        raise VariantError(f"{game}: {self.name}={shown(value)} has the wrong type; allowed: {self.allowed()}")
-
-    def _resolve_alias(self, value: Any) -> Any:
-        for alias, choice in self.aliases:
-            if isinstance(alias, bool):
-                if isinstance(value, (bool, np.bool_)) and bool(value) == alias:
-                    return choice
-                if isinstance(value, str) and value.strip().lower() == str(alias).lower():
-                    return choice
-            elif isinstance(value, str) and value.strip().lower() == alias:
-                return choice
-        return value
-
-    def _from_text(self, game: str, text: str) -> Any:
-        low = text.strip().lower()
-        if low in ("none", "null", "off") and self.allow_none:
-            return None
-        if self.type is bool:
-            if low in ("true", "yes", "on", "1"):
-                return True
-            if low in ("false", "no", "off", "0"):
-                return False
-        elif self.type in (int, float):
-            try:
-                return self.type(low)
-            except ValueError:
-                pass
-        raise VariantError(f"{game}: {self.name}={shown(text)} is not valid; allowed: {self.allowed()}")
-
-
 class Game:
     """A game variant: the rules fixed by a preset and its parameters.
 
     A game is a subclass registered with :func:`engines.register_game`: it sets the class
-    attributes below (``family``, ``PARAMS``, ``PRESETS``, ``kernels``) and implements the methods
-    listed in :data:`Game.REQUIRED` (the start record, the notation, the rendering, the board as
-    data, the words for its illegal-move codes, its action table and observation shape). The
-    browser's clicks, highlights and drawing, and endgame databases, have defaults that a game
-    may override. Make games with :func:`engines.make`, not by calling the class.
+    attributes below (``family``, ``PARAMS``, ``PRESETS``, ``kernels``, ``notation_class``,
+    ``encoding_class``) and implements the methods listed in :data:`Game.REQUIRED` (the start
+    record, the board as data, the words for its illegal-move codes). The browser board has a
+    default (``web_class``); endgame databases are optional (``endgame_class``). Make games with
+    :func:`engines.make`, not by calling the class.
     """
 
     #: The methods a game must implement (the base class has no meaningful default for them).
-    REQUIRED: ClassVar[tuple[str, ...]] = (
-        "_init_record", "format_move", "parse_move", "render", "_board", "_reason_words",
-        "_action_moves", "observation_shape",
-    )
+    REQUIRED: ClassVar[tuple[str, ...]] = ("_init_record", "_board", "_reason_words")
 
     #: The name of the game's family (one per ``Game`` subclass); the page's drawings are keyed by it.
     family: ClassVar[str]
@@ -199,23 +74,35 @@ class Game:
     player_names: ClassVar[tuple[str, str]] = ("player 0", "player 1")
     #: One line shown by ``arena list``.
     summary: ClassVar[str] = ""
-    #: The rules in a few lines and how to write a move, for a person at the terminal.
-    HELP: ClassVar[str] = ""
-    #: The page's drawing of the game (``arena serve``): a JavaScript file beside the module that
-    #: defines the class, which calls ``registerDrawing(family, draw)`` (see
-    #: ``engines/mancala/web.js``). None: the page shows the text rendering and a button per
-    #: legal move.
-    web_drawing: ClassVar[str | None] = None
-    #: Buttons the page shows beside the board whether or not their move is legal now, as
-    #: ``(click, label)`` (Dominoes: ``("draw", "Draw a tile")``). A legal move of one click that
-    #: the drawing does not show gets a button anyway.
-    click_buttons: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: The weight of implicit minimax backups that ``mcts`` gives this game's heuristic when not
+    #: told (its ``minimax`` parameter): the best one found for the game, 0 where none was looked
+    #: for (a heuristic nobody measured in a tree search is left out of it).
+    implicit_minimax: ClassVar[float] = 0.0
+
+    #: The capabilities, one class each (see the module's docstring); an instance of each is made
+    #: with the game, for its variant.
+    notation_class: ClassVar[type[Notation]]
+    web_class: ClassVar[type[WebBoard]] = WebBoard
+    encoding_class: ClassVar[type[Encoding]]
+    endgame_class: ClassVar[type[EndgameDatabases] | None] = None
 
     @classmethod
     def _check_definition(cls) -> None:
         """Raises TypeError unless the class defines what :func:`engines.register_game` needs."""
-        missing = [name for name in ("family", "PARAMS", "PRESETS", "kernels") if not hasattr(cls, name)]
+        needed = ("family", "PARAMS", "PRESETS", "kernels", "notation_class", "encoding_class")
+        missing = [name for name in needed if not hasattr(cls, name)]
         missing += [name for name in cls.REQUIRED if getattr(cls, name) is getattr(Game, name)]
+        capabilities = {
+            "notation_class": Notation, "web_class": WebBoard, "encoding_class": Encoding, "endgame_class": EndgameDatabases
+        }
+        for attribute, base in capabilities.items():
+            capability = getattr(cls, attribute, None)
+            if capability is None:
+                continue
+            if not (isinstance(capability, type) and issubclass(capability, base)):
+                raise TypeError(f"{cls.__qualname__}.{attribute} must be a subclass of engines.{base.__name__}, not {shown(capability)}")
+            required: tuple[str, ...] = getattr(base, "REQUIRED", ())
+            missing += [f"{capability.__qualname__}.{name}" for name in required if getattr(capability, name) is getattr(base, name)]
         if missing:
             raise TypeError(f"{cls.__module__}.{cls.__qualname__} is not a complete game: it lacks {', '.join(missing)}")
         if not isinstance(cls.family, str) or not _NAME.fullmatch(cls.family):
@@ -227,20 +114,6 @@ class Game:
                 raise TypeError(f"{cls.__qualname__}: preset {shown(preset)} is not a name of letters, digits, - and _")
         if not isinstance(cls.kernels, ModuleType):
             raise TypeError(f"{cls.__qualname__}.kernels must be the game's kernel module, not {shown(cls.kernels)}")
-
-    @classmethod
-    def drawing_file(cls) -> Path | None:
-        """The file of :attr:`web_drawing` (None when the game has no drawing of its own).
-
-        Raises:
-            ValueError: the file named is not there.
-        """
-        if cls.web_drawing is None:
-            return None
-        path = Path(inspect.getfile(cls)).resolve().parent / cls.web_drawing
-        if not path.is_file():
-            raise ValueError(f"{cls.__qualname__}.web_drawing names {cls.web_drawing!r}, which is not in {path.parent}")
-        return path
 
     def __init__(self, preset: str, **params: Any) -> None:
         if preset not in self.PRESETS:
@@ -259,6 +132,10 @@ class Game:
         self.params: MappingProxyType = MappingProxyType(values)
         self._check_params()
         self._moves_buffer = np.empty(self.kernels.MAX_MOVES, np.int64)
+        self.notation = self.notation_class(self)
+        self.web = self.web_class(self)
+        self.encoding = self.encoding_class(self)
+        self.endgame = None if self.endgame_class is None else self.endgame_class(self)
 
     def _check_params(self) -> None:
         """Cross-parameter checks; raise :class:`VariantError`."""
@@ -292,6 +169,12 @@ class Game:
         """True when the start position is drawn from the game's seed (a deal, a random opening)."""
         return False
 
+    @property
+    def start_code(self) -> int:
+        """What ``redraw_start`` needs beyond the state record to draw a new start (an opening
+        rule); 0 where nothing."""
+        return 0
+
     def new_initial_state(self, seed: int | None = None) -> "State":
         """The start position; ``seed`` draws its random parts (deal, opening) where the game has any.
 
@@ -310,132 +193,29 @@ class Game:
         self._init_record(buf[0], None if seed is None else int(seed))
         return State(self, buf, None if seed is None else int(seed))
 
-    # -- learning: actions and observations -----------------------------------------------------
+    def first_player_reason(self, state: "State", player: int | None) -> str | None:
+        """Why the player to move at the start of ``state``'s game moves first, when a rule of the
+        deal decides it, as words to follow that player's name and addressed to ``player`` (who
+        may be told what only they see); None when the rules seat player 0 first.
 
-    @property
-    def action_space(self) -> ActionSpace:
-        """This variant's :class:`engines.actions.ActionSpace` (built once, then kept)."""
-        space = self.__dict__.get("_action_space")
-        if space is None:
-            space = ActionSpace.from_moves(self._action_moves(), self.move_bound)
-            self.__dict__["_action_space"] = space
-        return space
-
-    @property
-    def num_actions(self) -> int:
-        """The number of actions of this variant: every move of any position is one action in
-        ``0..num_actions-1`` (see :meth:`action_of`).
-
-        Example:
-            >>> from board_arena import engines
-            >>> engines.make("kalah").num_actions, engines.make("dominoes").num_actions
-            (6, 58)
+        Dominoes: the holder of the greatest tile leads (``"holds the greatest tile dealt"``).
         """
-        return self.action_space.num_actions
-
-    def action_of(self, move: int) -> int:
-        """The action index of move id ``move``.
-
-        Raises:
-            ValueError: ``move`` is no move of this variant.
-        """
-        action = int(move_to_action(int(move), *self.action_space.tables()[1:]))
-        if action < 0:
-            raise ValueError(f"move {move} is no move of {self.name}; moves are the ids legal_moves() gives")
-        return action
-
-    def actions_of(self, moves: Sequence[int] | np.ndarray) -> np.ndarray:
-        """The action indices of a sequence of move ids (int64 array; ValueError if one has none)."""
-        ids = np.asarray(moves, dtype=np.int64)
-        out = np.empty(len(ids), np.int64)
-        actions_of_moves(ids, *self.action_space.tables()[1:], out)
-        if (out < 0).any():
-            raise ValueError(f"move {int(ids[np.argmax(out < 0)])} is no move of {self.name}")
-        return out
-
-    def move_of(self, action: int) -> int:
-        """The move id of action index ``action``.
-
-        Raises:
-            ValueError: ``action`` is not in ``0..num_actions-1``.
-        """
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_actions:
-            raise ValueError(f"action must be an integer from 0 to {self.num_actions - 1}, not {action!r}")
-        return int(self.action_space.moves[action])
-
-    def legal_action_mask(self, state: "State") -> np.ndarray:
-        """bool[num_actions]: True at the actions of ``state``'s legal moves."""
-        mask = np.zeros((1, self.num_actions), np.bool_)
-        moves = np.empty(self.kernels.MAX_MOVES, np.int64)
-        if write_action_mask(state.data, moves, *self.action_space.tables()[1:], mask, 0) < 0:
-            raise RuntimeError(f"{self.name}: a legal move has no action (the action table is incomplete)")
-        return mask[0]
-
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        """The shape of :meth:`observation` for this variant (float32)."""
-        raise NotImplementedError
-
-    def observation(self, state: "State", player: int | None = None) -> np.ndarray:
-        """``player``'s observation tensor of ``state`` (the player to move by default; at the end,
-        player 0): float32 of :attr:`observation_shape`, documented plane by plane in each game's
-        ``write_observation`` kernel. A hidden-information game builds it from the player's view.
-
-        Raises:
-            ValueError: ``player`` is not 0 or 1, or ``state`` is another player's view.
-        """
-        if player is None:
-            player = state.viewer if state.viewer is not None else (0 if state.is_terminal() else state.current_player)
-        if player not in (0, 1) or isinstance(player, bool):
-            raise ValueError(f"player must be 0 or 1, not {player!r}")
-        if state.viewer is not None and state.viewer != player:
-            raise ValueError(f"this is {self.player_names[state.viewer]}'s view: it has no other player's observation")
-        out = np.zeros(int(np.prod(self.observation_shape)), np.float32)
-        _face.write_observation(state.data, player, out)
-        return out.reshape(self.observation_shape)
-
-    @property
-    def start_code(self) -> int:
-        """What ``redraw_start`` needs beyond the state record to draw a new start (an opening
-        rule); 0 where nothing."""
-        return 0
-
-    def _action_moves(self) -> np.ndarray:
-        """The move id of every action, in action order (every move any position can have)."""
-        raise NotImplementedError
+        return None
 
     # -- to implement --------------------------------------------------------------------------
 
     def _init_record(self, record: np.void, seed: int | None) -> None:
         raise NotImplementedError
 
-    def format_move(self, state: "State", move: int) -> str:
-        """The notation of ``move`` (legal in ``state``)."""
+    def _reason_words(self, state: "State", move: int, code: int) -> str:
+        """The words for one of the game's own ``illegal_reason`` codes (``move`` is a move id)."""
         raise NotImplementedError
 
-    def parse_move(self, state: "State", text: str) -> int:
-        """The move written ``text`` in ``state``; :class:`ValueError` saying why if there is none."""
+    def _board(self, state: "State") -> dict[str, Any]:
+        """The game's own part of :meth:`board`."""
         raise NotImplementedError
 
-    #: The colours the players are drawn in (``engines.style``): the pieces' own colours where
-    #: they have them (Black and White), else red and blue.
-    player_colors: ClassVar[tuple[str, str]] = ("red", "blue")
-
-    def render(self, state: "State", *, color: bool = False, unicode: bool = False) -> str:
-        """A drawing of the position for a terminal, coordinates included. Games add keyword
-        options of their own: ``bottom`` (Mancala: the player whose row is drawn at the bottom),
-        ``glyphs`` and ``as_player`` (Dominoes)."""
-        raise NotImplementedError
-
-    def render_for(self, state: "State", player: int, *, color: bool = False, unicode: bool = False, glyphs: bool = False) -> str:
-        """The board as ``player`` sees it at a terminal: from their side, with only what they
-        may see (the games that need it override this; ``glyphs`` asks for game-specific Unicode
-        symbols where a game has them)."""
-        return self.render(state, color=color, unicode=unicode)
-
-    def help_text(self) -> str:
-        """The rules in a few lines and how to write a move (``HELP``, for this variant)."""
-        return wrap_paragraphs(self.HELP)
+    # -- the rules in words ----------------------------------------------------------------------
 
     def reason_code(self, state: "State", move: Any) -> int:
         """The kernel's ``illegal_reason`` code for ``move`` in ``state``: 0 exactly when it is
@@ -456,15 +236,8 @@ class Game:
         if code == contract.REASON_GAME_OVER:
             return f"the game is over: {self.result_text(state)}"
         if code == contract.REASON_NOT_A_MOVE:
-            return f"move {shown(move)} is not a move id of this game: {self.MOVE_IDS}"
+            return f"move {shown(move)} is not a move id of this game: {self.notation.MOVE_IDS}"
         return self._reason_words(state, int(move), code)
-
-    #: How the game numbers its moves (for the words of ``REASON_NOT_A_MOVE``).
-    MOVE_IDS: ClassVar[str] = "see the game's kernel module"
-
-    def _reason_words(self, state: "State", move: int, code: int) -> str:
-        """The words for one of the game's own ``illegal_reason`` codes (``move`` is a move id)."""
-        raise NotImplementedError
 
     def board(self, state: "State") -> dict[str, Any]:
         """The position as plain data (see :meth:`State.board`)."""
@@ -481,10 +254,6 @@ class Game:
             "score": None if state.viewer is not None and not terminal else state.score(),
             **self._board(state),
         }
-
-    def _board(self, state: "State") -> dict[str, Any]:
-        """The game's own part of :meth:`board`."""
-        raise NotImplementedError
 
     def end_reason(self, state: "State") -> str | None:
         """The rule that ended the game, in a few words (``"two cows"``, ``"ply cap"``); None
@@ -505,83 +274,6 @@ class Game:
             return "game in progress"
         head = "draw" if outcome == 0 else f"{self.player_names[0 if outcome > 0 else 1]} wins"
         return f"{head} (score {state.score():+d} for {self.player_names[0]})"
-
-    # -- the browser (arena serve): moves as clicks, what to mark, the board's layout ---------
-    #
-    # A move is made on the page by clicking elements of the game's drawing in turn (a pit; a
-    # cow then a point; a tile then an end of the line); each element carries a name, and these
-    # methods translate between moves and those names, so that the page keeps no rule of its
-    # own. The defaults fit a game without a drawing: one click per move, named as the move.
-
-    def move_clicks(self, state: "State", move: int) -> list[str]:
-        """The names of the elements a person clicks, in order, to make ``move`` (legal in
-        ``state``). Two legal moves never have the same clicks; where one move's clicks begin
-        another's, the page offers to stop there.
-
-        Default: one click, named as the move is written (the buttons of a game without a
-        drawing).
-        """
-        return [self.format_move(state, move)]
-
-    def move_from_clicks(self, state: "State", clicks: Sequence[str]) -> str:
-        """The notation that ``clicks`` spell in ``state``: the inverse of :meth:`move_clicks`
-        for legal moves; for other clicks a move the engine then refuses with its reason.
-
-        Raises:
-            ValueError: the clicks spell no move at all (the message says what to click).
-        """
-        if len(clicks) != 1:
-            raise ValueError("click one move")
-        return clicks[0]
-
-    def click_prompt(self, state: "State", clicks: Sequence[str]) -> str | None:
-        """What the page tells a person who has clicked ``clicks`` (the start of one or more
-        legal moves' clicks), or None for nothing in particular (Morabaraba: a mill, shoot)."""
-        return None
-
-    def highlights(self, state: "State") -> list[list[str]]:
-        """Groups of element names that the page marks after the last move (Morabaraba: the
-        points of each mill it formed); default none."""
-        return []
-
-    def board_layout(self) -> dict[str, Any]:
-        """What a drawing of this variant needs beyond :meth:`State.board`, as plain data that
-        never changes during a game (Morabaraba: the lines between its points); default none."""
-        return {}
-
-    # -- endgame databases ---------------------------------------------------------------------
-
-    #: True when the game implements :meth:`endgame_database` (and its kernels ``endgame_value``).
-    has_endgame_databases: ClassVar[bool] = False
-
-    def endgame_database(
-        self, state: "State", size: int, *, build_missing: bool = False, progress: bool = False
-    ) -> tuple[np.ndarray, int] | None:
-        """The endgame database ``(db, size)`` of ``state``'s variant that the game's
-        ``endgame_value`` kernel reads (positions up to ``size``: seeds on a Kalah board), from
-        the cache folder; None when it is not there and ``build_missing`` is false (else it is
-        built once, with a progress bar if ``progress``).
-
-        Raises:
-            ValueError: the game has no endgame databases, or ``size`` is out of range.
-        """
-        raise ValueError(f"{self.name} has no endgame databases")
-
-    def check_endgame_database(self, state: "State", db: np.ndarray, size: int) -> None:
-        """Raises ValueError unless ``(db, size)`` can be an endgame database of ``state``'s
-        variant (the compiled lookup does not check its index)."""
-        raise ValueError(f"{self.name} has no endgame databases")
-
-    def check_endgame_size(self, size: int) -> None:
-        """Raises ValueError (saying what is allowed) unless an endgame database of ``size`` can
-        serve this variant: one :meth:`endgame_database` can build, and no larger than the game
-        (an agent asking for one checks it when it is made, not at its first move)."""
-        raise ValueError(f"{self.name} has no endgame databases")
-
-    def default_endgame_size(self, state: "State") -> int:
-        """The database size that an agent uses when not told (0: none): a game with databases
-        picks one that is quick to build or already built."""
-        return 0
 
 
 class State:
@@ -651,17 +343,18 @@ class State:
         return buf[:n].tolist()
 
     def legal_move_names(self) -> list[str]:
-        return [self.game.format_move(self, m) for m in self.legal_moves()]
+        return [self.game.notation.format_move(self, m) for m in self.legal_moves()]
 
     def is_legal(self, move: int) -> bool:
         return self.game.reason_code(self, move) == contract.LEGAL
 
     def parse_move(self, text: str) -> int:
-        """The move written ``text`` (see the game's notation); ValueError saying why if none."""
-        return self.game.parse_move(self, text)
+        """The move written ``text`` (see the game's notation, ``game.notation``); ValueError saying
+        why if none."""
+        return self.game.notation.parse_move(self, text)
 
     def format_move(self, move: int) -> str:
-        return self.game.format_move(self, move)
+        return self.game.notation.format_move(self, move)
 
     def apply(self, move: int | str) -> int:
         """Plays ``move`` (an id or its notation); returns the move id.
@@ -671,7 +364,7 @@ class State:
             ValueError: the notation could not be read.
         """
         if isinstance(move, str):
-            move = self.game.parse_move(self, move)
+            move = self.game.notation.parse_move(self, move)
         elif not isinstance(move, (int, np.integer)) or isinstance(move, bool):
             raise ValueError(f"a move is an int id or a string in the game's notation, not {shown(move)}")
         move = int(move)
@@ -706,16 +399,16 @@ class State:
         return self
 
     def legal_actions(self) -> list[int]:
-        """The legal moves as action indices (see :meth:`Game.action_of`), in move order."""
-        return self.game.actions_of(self.legal_moves()).tolist()
+        """The legal moves as action indices (see :meth:`engines.Encoding.action_of`), in move order."""
+        return self.game.encoding.actions_of(self.legal_moves()).tolist()
 
     def legal_action_mask(self) -> np.ndarray:
-        """bool[num_actions]: True at the legal actions (:meth:`Game.legal_action_mask`)."""
-        return self.game.legal_action_mask(self)
+        """bool[num_actions]: True at the legal actions (:meth:`engines.Encoding.legal_action_mask`)."""
+        return self.game.encoding.legal_action_mask(self)
 
     def observation(self, player: int | None = None) -> np.ndarray:
-        """``player``'s observation tensor (:meth:`Game.observation`)."""
-        return self.game.observation(self, player)
+        """``player``'s observation tensor (:meth:`engines.Encoding.observation`)."""
+        return self.game.encoding.observation(self, player)
 
     def outcome(self) -> float | None:
         """Player 0's result at the end (1 win, 0 draw, -1 loss), None while the game goes on."""
@@ -816,16 +509,16 @@ class State:
         names = []
         replay = self.game.new_initial_state(self.seed)
         for move in self._moves:
-            names.append(self.game.format_move(replay, move))
+            names.append(self.game.notation.format_move(replay, move))
             _face.apply_move(replay.data, move)
             replay._moves.append(move)
         return GameRecord(self.game.name, dict(self.game.params), self.seed, names, dict(metadata))
 
     def render(self, **options: Any) -> str:
-        return self.game.render(self, **options)
+        return self.game.notation.render(self, **options)
 
     def __str__(self) -> str:
-        return self.game.render(self)
+        return self.game.notation.render(self)
 
     def __repr__(self) -> str:
         return f"<{self.game.name} state, ply {self.ply}, {self.game.player_names[self.current_player]} to move>"

@@ -27,7 +27,7 @@ _CODES = {
     "white": "97",
 }
 #: Colours of player 0 and player 1 in a game whose pieces have no colour of their own (a game
-#: whose pieces are black and white passes those: ``Game.player_colors``).
+#: whose pieces are black and white passes those: ``Notation.player_colors``).
 PLAYER_COLORS = ("red", "blue")
 
 

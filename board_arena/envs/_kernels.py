@@ -5,13 +5,13 @@ Arrays: ``states`` a record array of the game's ``STATE_DTYPE`` ``[N]``; ``obs``
 ``[N, prod(observation_shape)]``; ``masks`` bool ``[N, num_actions]``; ``rewards`` float32
 ``[N, 2]``; ``dones`` bool ``[N]``; ``to_play`` int64 ``[N]``; ``rngs`` uint64 ``[N, 1]`` (one
 generator per slot); ``moves`` int64 scratch of ``MAX_MOVES``; the action tables as in
-:class:`engines.actions.ActionSpace`.
+:class:`engines.encoding.ActionSpace`.
 """
 
 from __future__ import annotations
 
 from board_arena.engines import contract
-from board_arena.engines.actions import write_action_mask
+from board_arena.engines.encoding import write_action_mask
 from board_arena.kernels import kernel, rng_below
 
 

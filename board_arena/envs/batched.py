@@ -95,10 +95,10 @@ class BatchedEnv:
             raise ValueError(f"seed must be an integer, not {seed!r}")
         self.num_envs = int(num_envs)
         self.seed = int(seed)
-        space = self.game.action_space
+        space = self.game.encoding.action_space
         self._tables = space.tables()
         self.num_actions = space.num_actions
-        self.observation_shape = self.game.observation_shape
+        self.observation_shape = self.game.encoding.observation_shape
         self._template = self.game.new_initial_state(0).buffer
         self._code = self.game.start_code
         n = self.num_envs

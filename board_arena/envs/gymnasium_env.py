@@ -68,8 +68,8 @@ class BoardArenaEnv(gym.Env):
         self.seat = seat
         self.illegal = illegal
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, self.game.observation_shape, np.float32)
-        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, self.game.encoding.observation_shape, np.float32)
+        self.action_space = spaces.Discrete(self.game.encoding.num_actions)
         self.state: State | None = None
         self._over = False  # the episode has returned terminated or truncated
 
@@ -81,7 +81,7 @@ class BoardArenaEnv(gym.Env):
         return self.state
 
     def _info(self, **extra: Any) -> dict[str, Any]:
-        mask = np.zeros(self.game.num_actions, np.int8)
+        mask = np.zeros(self.game.encoding.num_actions, np.int8)
         if not self._game.is_terminal():
             mask[self._game.legal_action_mask()] = 1
         return {"action_mask": mask, **extra}
@@ -111,7 +111,7 @@ class BoardArenaEnv(gym.Env):
         # (every game gives both players a move), but a set-up rule could: then reset again.
         if self._game.is_terminal():
             return self.reset()
-        return self.game.observation(self._game, self.seat), self._info()
+        return self.game.encoding.observation(self._game, self.seat), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Plays ``action`` (an element of ``action_space``), then the opponent's moves.
@@ -127,18 +127,18 @@ class BoardArenaEnv(gym.Env):
             raise ResetNeededError("Cannot call env.step() before calling env.reset()")
         if self._over:
             raise ResetNeededError("the episode is over (it returned terminated or truncated): call env.reset()")
-        index = as_action(action, self.game.num_actions)
+        index = as_action(action, self.game.encoding.num_actions)
         if not self._game.legal_action_mask()[index]:
             if self.illegal == "raise":
                 raise IllegalActionError(f"action {index} is not legal; legal actions: {self._game.legal_actions()}")
             self._over = True
-            obs = self.game.observation(self._game, self.seat)
-            return obs, -1.0, True, False, {"action_mask": np.zeros(self.game.num_actions, np.int8), "illegal_action": True}
-        self._game.apply(self.game.move_of(index))
+            obs = self.game.encoding.observation(self._game, self.seat)
+            return obs, -1.0, True, False, {"action_mask": np.zeros(self.game.encoding.num_actions, np.int8), "illegal_action": True}
+        self._game.apply(self.game.encoding.move_of(index))
         self._opponent_moves()
         reward, terminated, truncated = self._result()
         self._over = terminated or truncated
-        return self.game.observation(self._game, self.seat), reward, terminated, truncated, self._info()
+        return self.game.encoding.observation(self._game, self.seat), reward, terminated, truncated, self._info()
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":

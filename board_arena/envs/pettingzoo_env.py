@@ -11,11 +11,11 @@
     'player_0'
 
 Agents ``player_0`` and ``player_1`` are the game's players 0 and 1. An observation is a dict as
-in PettingZoo's classic games: ``observation`` (float32, the game's ``observation_shape``, from
-that agent's side; in Dominoes built from the agent's own view, so nothing hidden leaks) and
-``action_mask`` (int8, ``num_actions``; all zeros for an agent that is not to move). Actions are
-the game's action indices (``Game.move_of``). The agent to move may move twice in a row (Kalah's
-extra turn). Rewards: 1 / 0 / -1 at the end; a Morabaraba game stopped by its ply cap is a draw
+in PettingZoo's classic games: ``observation`` (float32, the shape of the game's encoding,
+``game.encoding.observation_shape``, from that agent's side; in Dominoes built from the agent's
+own view, so nothing hidden leaks) and ``action_mask`` (int8, ``num_actions``; all zeros for an
+agent that is not to move). Actions are the game's action indices (``game.encoding.move_of``).
+The agent to move may move twice in a row (Kalah's extra turn). Rewards: 1 / 0 / -1 at the end; a Morabaraba game stopped by its ply cap is a draw
 reported as truncated. An illegal action raises :class:`envs.IllegalActionError`; a value the
 action space does not contain (a float, a string, a bool) :class:`envs.batched.NotAnActionError`
 (numpy integers and 0-d integer arrays are actions).
@@ -51,11 +51,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
         self.render_mode = render_mode
         self.metadata = dict(self.metadata, name=f"board_arena_{game.replace('-', '_')}_v0")
         self.possible_agents = ["player_0", "player_1"]
-        n = self.game.num_actions
+        n = self.game.encoding.num_actions
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(OBS_LOW, OBS_HIGH, self.game.observation_shape, np.float32),
+                    "observation": spaces.Box(OBS_LOW, OBS_HIGH, self.game.encoding.observation_shape, np.float32),
                     "action_mask": spaces.Box(0, 1, (n,), np.int8),
                 }
             )
@@ -93,10 +93,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
 
     def observe(self, agent: str) -> dict:
         player = self.possible_agents.index(agent)
-        mask = np.zeros(self.game.num_actions, np.int8)
+        mask = np.zeros(self.game.encoding.num_actions, np.int8)
         if not self._game.is_terminal() and self._game.current_player == player:
             mask[self._game.legal_action_mask()] = 1
-        return {"observation": self.game.observation(self._game, player), "action_mask": mask}
+        return {"observation": self.game.encoding.observation(self._game, player), "action_mask": mask}
 
     def step(self, action: int | np.integer | np.ndarray | None) -> None:
         """Plays ``action`` for the agent to move (None for an agent whose game has ended, as
@@ -116,11 +116,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo's name for the unwrapped class)
             self._was_dead_step(action)
             return
         state = self._game
-        index = as_action(action, self.game.num_actions)
+        index = as_action(action, self.game.encoding.num_actions)
         if not state.legal_action_mask()[index]:
             raise IllegalActionError(f"{agent}: action {index} is not legal; legal actions: {state.legal_actions()}")
         self._cumulative_rewards[agent] = 0.0
-        state.apply(self.game.move_of(index))
+        state.apply(self.game.encoding.move_of(index))
         if state.is_terminal():
             returns = state.returns()
             self.rewards = {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}

@@ -42,8 +42,10 @@ from board_arena.kernels.random import (
     rng_below,
     rng_from_seed,
     rng_next,
+    rng_state_for,
     rng_step,
     rng_uniform,
+    unmix64,
 )
 
 __all__ = [
@@ -58,6 +60,8 @@ __all__ = [
     "rng_below",
     "bits_below",
     "rng_uniform",
+    "rng_state_for",
+    "unmix64",
     "mix64",
     "monotonic_ns",
     "deadline_after",

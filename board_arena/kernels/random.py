@@ -18,18 +18,22 @@ import numpy as np
 
 from board_arena.kernels.cache import JIT_DISABLED, kernel
 
-__all__ = ["rng_from_seed", "rng_step", "rng_next", "rng_below", "bits_below", "rng_uniform", "mix64", "GOLDEN", "MIX1", "MIX2"]
+__all__ = ["rng_from_seed", "rng_step", "rng_next", "rng_below", "bits_below", "rng_uniform", "mix64", "unmix64", "rng_state_for"]
 
-#: splitmix64's constants: the step of the state (the golden ratio's 64 bits), and the two
-#: multipliers of the finaliser (odd, so that a test can invert the mix).
-GOLDEN = np.uint64(0x9E37_79B9_7F4A_7C15)
-MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
-MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
+_GOLDEN = np.uint64(0x9E37_79B9_7F4A_7C15)
+_MIX1 = np.uint64(0xBF58_476D_1CE4_E5B9)
+_MIX2 = np.uint64(0x94D0_49BB_1331_11EB)
 _U30 = np.uint64(30)
 _U27 = np.uint64(27)
 _U31 = np.uint64(31)
 _U32 = np.uint64(32)
 _U11 = np.uint64(11)
+_U54 = np.uint64(54)
+_U60 = np.uint64(60)
+_U62 = np.uint64(62)
+# The multipliers' inverses modulo 2**64 (they are odd), for running the finaliser backwards.
+_MIX1_INVERSE = np.uint64(pow(int(_MIX1), -1, 2**64))
+_MIX2_INVERSE = np.uint64(pow(int(_MIX2), -1, 2**64))
 
 
 def rng_from_seed(seed: int) -> np.ndarray:
@@ -42,9 +46,41 @@ def rng_from_seed(seed: int) -> np.ndarray:
 def mix64(z):
     """The splitmix64 finaliser: a bijection of uint64 that spreads every input bit over the
     output (also the engines' hash mixer)."""
-    z = (z ^ (z >> _U30)) * MIX1
-    z = (z ^ (z >> _U27)) * MIX2
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
     return z ^ (z >> _U31)
+
+
+@kernel(inline="always")
+def unmix64(z):
+    """The inverse of :func:`mix64`: each xor-shift undone by a second one (a shift of half the
+    word or more undoes itself), each multiplication by the multiplier's inverse.
+
+        >>> import numpy as np
+        >>> int(unmix64(mix64(np.uint64(2024))))
+        2024
+    """
+    z ^= (z >> _U31) ^ (z >> _U62)
+    z *= _MIX2_INVERSE
+    z ^= (z >> _U27) ^ (z >> _U54)
+    z *= _MIX1_INVERSE
+    z ^= (z >> _U30) ^ (z >> _U60)
+    return z
+
+
+@kernel(inline="always")
+def rng_state_for(k, n):
+    """A generator state (``rng[0]``) whose next ``rng_below(rng, n)`` is ``k`` (0 <= k < n <
+    2**32): the one whose next 64 bits are ``ceil(k * 2**32 / n) << 32``. A test of a draw's
+    uniformity makes every value this way, once each (``engines.conformance``).
+
+        >>> import numpy as np
+        >>> rng = np.array([rng_state_for(4, 6)], np.uint64)
+        >>> rng_below(rng, 6)
+        4
+    """
+    z = ((np.uint64(k) << _U32) + np.uint64(n - 1)) // np.uint64(n) << _U32
+    return unmix64(z) - _GOLDEN
 
 
 @kernel(inline="always")
@@ -56,7 +92,7 @@ def rng_step(x):
     make the compiler reload whatever it cannot prove untouched. ``rng_next(rng)`` is
     ``rng_step(rng[0])`` with the state written back, so both give the same numbers.
     """
-    x += GOLDEN
+    x += _GOLDEN
     return x, mix64(x)
 
 

@@ -38,8 +38,7 @@ from __future__ import annotations
 import time
 
 from board_arena import agents
-from board_arena.agents import Agent, SearchInfo
-from board_arena.engines import Param
+from board_arena.agents import Agent, AgentParam, SearchInfo
 
 try:
     import pyspiel
@@ -80,11 +79,11 @@ class OpenSpielMCTSAgent(Agent):
     name = "openspiel-mcts"
     summary = "OpenSpiel's C++ MCTS with random rollouts, for kalah and nine-mens-morris (plugin; needs open_spiel)"
     PARAMS = (
-        Param("time", None, "seconds per move (1 when neither time nor simulations is given)", low=0.001, high=86400.0, kind=float, allow_none=True, effect="seconds"),
-        Param("simulations", None, "simulations per move instead of a time (reproducible)", low=1, high=10**9, kind=int, allow_none=True, effect="work"),
-        Param("uct_c", 2.0, "UCT exploration constant", low=0.0, high=100.0, effect="setting"),
-        Param("rollouts", 1, "random playouts per evaluated leaf", low=1, high=1000, effect="work"),
-        Param("solve", True, "back up proven wins and losses (MCTS-Solver)", effect="work"),
+        AgentParam("time", None, "seconds per move (1 when neither time nor simulations is given)", low=0.001, high=86400.0, kind=float, allow_none=True, effect="seconds"),
+        AgentParam("simulations", None, "simulations per move instead of a time (reproducible)", low=1, high=10**9, kind=int, allow_none=True, effect="work"),
+        AgentParam("uct_c", 2.0, "UCT exploration constant", low=0.0, high=100.0, effect="setting"),
+        AgentParam("rollouts", 1, "random playouts per evaluated leaf", low=1, high=1000, effect="work"),
+        AgentParam("solve", True, "back up proven wins and losses (MCTS-Solver)", effect="work"),
     )
 
     DEFAULT_TIME = 1.0

@@ -66,7 +66,7 @@ def handle(args: argparse.Namespace) -> int:
     print(heading)
     for ply, (state, move) in enumerate(positions):
         print()
-        print(game.render(state))
+        print(game.notation.render(state))
         if move is not None:
             print(
                 f"Move {ply + 1}: {game.player_names[state.current_player]} ({players[state.current_player]}) plays {move}"

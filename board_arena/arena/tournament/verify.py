@@ -423,5 +423,5 @@ def _notation(game: engines.Game, seed: int, ids: np.ndarray) -> Iterator[tuple[
     for ply, move in enumerate(ids.tolist()):
         if game.illegal_reason(state, move) is not None:
             return
-        yield ply, game.format_move(state, move)
+        yield ply, game.notation.format_move(state, move)
         state.apply_legal(move)

@@ -245,7 +245,7 @@ class GamePlayer:
             if end_reason != "rules":
                 result = -1.0 if mover == 0 else 1.0
                 break
-            names.append(game.format_move(state, move))
+            names.append(game.notation.format_move(state, move))
             if searches is not None:
                 searches.append(search_entry(mover, agent.last_search))
             state.apply_legal(move)
@@ -313,7 +313,7 @@ def forfeit(settings: TournamentSettings, game: engines.Game, scheduled: Schedul
     state = game.new_initial_state(scheduled.game_seed)
     names = []
     for move in turn.move_ids:
-        names.append(game.format_move(state, move))
+        names.append(game.notation.format_move(state, move))
         state.apply_legal(move)
     seconds = list(turn.seconds)
     seconds[turn.seat] += max(0.0, time.monotonic() - turn.started)
@@ -369,7 +369,7 @@ def warm_up_game(game: engines.Game) -> None:
         moves = state.legal_moves()
         move = int(moves[rng.integers(len(moves))])
         game.illegal_reason(state, move)
-        state.parse_move(game.format_move(state, move))
+        state.parse_move(game.notation.format_move(state, move))
         state.copy().apply_legal(move)
         state.apply_legal(move)
     state.outcome()

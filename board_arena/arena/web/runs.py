@@ -149,7 +149,7 @@ class RunBrowser:
         return {
             "game": record.game, "id": game_id, "family": game.family, "players": record.metadata["players"],
             "positions": [{**drawing_data(state, layout=False), "move": move} for state, move in states],
-            "layout": game.board_layout(), "over": over, "result": result,
+            "layout": game.web.layout(), "over": over, "result": result,
         }
 
     def plot(self, name: str, plot: str) -> Path:
@@ -203,9 +203,9 @@ def drawing_data(state: engines.State, layout: bool = True) -> dict[str, Any]:
     variant's layout (unless ``layout`` is false: a replay sends it once), the groups to mark
     after the last move, and for a game without a drawing of its own its text rendering."""
     game = state.game
-    data: dict[str, Any] = {"board": state.board(), "highlights": game.highlights(state)}
+    data: dict[str, Any] = {"board": state.board(), "highlights": game.web.highlights(state)}
     if layout:
-        data["layout"] = game.board_layout()
-    if game.web_drawing is None:
+        data["layout"] = game.web.layout()
+    if game.web.drawing is None:
         data["text"] = state.render()
     return data

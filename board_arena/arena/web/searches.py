@@ -78,7 +78,7 @@ def move_seed(seed: int, seat: int, ply: int, hint: bool = False) -> int:
 @dataclass(frozen=True)
 class AgentPolicy:
     """The agent specs a page may ask for, decided from what each parameter declares it does
-    (:attr:`engines.Param.effect`), never from its name:
+    (:attr:`agents.AgentParam.effect`), never from its name:
 
     ========== ==========================================================================
     effect     from a page
@@ -147,7 +147,7 @@ class AgentPolicy:
                 parts.append(param.name)
         return f"a page may set {', '.join(parts)}" if parts else f"a page may use {cls.name} with its defaults only"
 
-    def param_note(self, param: engines.Param) -> str:
+    def param_note(self, param: agents.AgentParam) -> str:
         """What a page may set for ``param`` (for the catalog)."""
         return {
             "setting": "any allowed value",

@@ -5,8 +5,8 @@ Routes (every error is a 4xx or 5xx with ``{"error": one line}``):
 - ``GET /?token=T``: the page (``T`` is printed by ``arena serve``; the page keeps it in a
   cookie, so that a reload works); ``GET /static/<file>``: the files shipped in ``static/``,
   looked up by name in a listing made at start (no path from a request touches the disk).
-- ``GET /games/<family>.js``: the drawing of a registered game family (the file its ``Game``
-  class declares as ``web_drawing``, beside its module); a game without one is drawn by the page
+- ``GET /games/<family>.js``: the drawing of a registered game family (the file its web board
+  class declares as ``drawing``, beside its module); a game without one is drawn by the page
   as its text rendering with a button per legal click.
 - ``GET /api/catalog``: games, presets, parameters, drawings, agents (with what a page may set
   of each parameter) and default opponents. ``GET /api/status``: searches, games, connections.
@@ -16,7 +16,7 @@ Routes (every error is a 4xx or 5xx with ``{"error": one line}``):
   previous game, which is dropped and its search stopped); returns its view.
 - ``GET /api/games/<id>``: the view; ``DELETE /api/games/<id>``: the game is dropped (a page
   that closes says so); ``POST /api/games/<id>/move`` ``{move}`` (notation) or ``{clicks}`` (the
-  names of the board elements clicked, which the game's ``move_from_clicks`` turns into its
+  names of the board elements clicked, which ``game.web.move_from_clicks`` turns into its
   notation); ``POST .../agent`` (the agent to move plays: the answer comes when it has moved);
   ``POST .../hint``; ``POST .../undo`` (also while the agent thinks: its search stops);
   ``GET .../record``: the game record (replays with ``arena replay``).
@@ -156,10 +156,10 @@ class GameServer:
             games.append({
                 "name": name, "family": cls.family, "summary": cls.summary,
                 "perfect_information": cls.perfect_information,
-                "drawing": f"/games/{cls.family}.js" if cls.web_drawing else None,
+                "drawing": f"/games/{cls.family}.js" if cls.web_class.drawing else None,
                 "params": [{**param(p), "default": preset.get(p.name, p.default)} for p in cls.PARAMS],
                 "default_opponent": DEFAULT_OPPONENTS[cls.perfect_information],
-                "help": engines.make(name).help_text(),
+                "help": engines.make(name).notation.help_text(),
             })
         agent_list = []
         for name in agents.available_agents():
@@ -253,7 +253,7 @@ class GameServer:
         for cls in engines.game_classes():
             if cls.family == family:
                 try:
-                    path = cls.drawing_file()
+                    path = cls.web_class.drawing_file()
                 except ValueError as error:
                     raise RequestError(404, str(error)) from None
                 if path is not None:

@@ -115,7 +115,7 @@ class GameSession:
         terminal = state.is_terminal()
         to_move = None if terminal else state.current_player
         human_turn = to_move is not None and to_move == self.human
-        moves = [{"name": seen.format_move(m), "clicks": game.move_clicks(seen, m)} for m in seen.legal_moves()] if human_turn else []
+        moves = [{"name": seen.format_move(m), "clicks": game.web.move_clicks(seen, m)} for m in seen.legal_moves()] if human_turn else []
         return {
             "id": session_id,
             "game": self.game.name,
@@ -130,7 +130,7 @@ class GameSession:
             "status": game.status_line(state),
             "moves": moves,
             "prompts": _prompts(seen, moves),
-            "buttons": [list(button) for button in game.click_buttons],
+            "buttons": [list(button) for button in game.web.buttons],
             "agent_to_move": to_move is not None and self.agents[to_move] is not None,
             "thinking": self.search is not None and self.search_kind == "agent",
             "log": self.log,
@@ -165,7 +165,7 @@ class GameSession:
             if not isinstance(clicks, list) or not clicks or len(clicks) > 20 or not all(isinstance(c, str) and len(c) < 20 for c in clicks):
                 raise RequestError(400, "clicks must be a non-empty list of board element names")
             try:
-                text = self.game.move_from_clicks(seen, clicks)
+                text = self.game.web.move_from_clicks(seen, clicks)
             except ValueError as error:
                 raise RequestError(422, str(error)) from None
         else:
@@ -259,7 +259,7 @@ class GameSession:
     def finish_hint(self, ticket: Ticket) -> dict[str, Any]:
         info = ticket.info if ticket.consumed and ticket.info is not None else self._outcome(ticket)
         seen = self.seen_state()
-        return {"move": seen.format_move(info.move), "clicks": self.game.move_clicks(seen, info.move), "summary": info.summary()}
+        return {"move": seen.format_move(info.move), "clicks": self.game.web.move_clicks(seen, info.move), "summary": info.summary()}
 
     def stop_search(self, pool: SearchPool, reason: str) -> None:
         """Stops the search under way, if any (its worker is free when this returns)."""
@@ -290,11 +290,11 @@ class GameSession:
 
 def _prompts(state: State, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The game's words for the clicks made so far, for each start of a legal move's clicks
-    that has any (``Game.click_prompt``)."""
+    that has any (``game.web.click_prompt``)."""
     starts = sorted({tuple(m["clicks"][:i]) for m in moves for i in range(1, len(m["clicks"]))})
     prompts = []
     for clicks in starts:
-        text = state.game.click_prompt(state, list(clicks))
+        text = state.game.web.click_prompt(state, list(clicks))
         if text:
             prompts.append({"clicks": list(clicks), "text": text})
     return prompts

@@ -1,7 +1,7 @@
 """Dominoes: the two-player draw game of text 001, with hidden hands.
 
 =============  ===================================================================================
-Rules          ``docs/rules.md`` (Dominoes), from text 001. A double-six set, 7 tiles each,
+Rules          ``docs/games/dominoes.md``, from text 001. A double-six set, 7 tiles each,
                the rest is the boneyard. The holder of the greatest tile (a double beats a
                non-double, then more pips, then the higher high end) leads with any tile. A tile is
                placed at an open end it matches; a player who cannot play draws one tile and the
@@ -31,48 +31,35 @@ Parameters     ``max_pips`` 1..9 (6): the double-``max_pips`` set, ``(m+1)(m+2)/
                boneyard is empty too) or ``"no-tile-fits"`` (it ends as soon as neither hand has a
                tile that fits, whatever the boneyard holds: text 001's words read literally).
 =============  ===================================================================================
+
+The rules are here; the other capabilities beside them: ``notation.py`` (tiles and ends, the
+table drawn as a player sees it), ``web.py`` (the page's clicks and buttons, with ``web.js``)
+and ``encoding.py`` (actions, observations).
 """
 
 from __future__ import annotations
 
-import re
 from types import ModuleType
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
 from board_arena.engines.dominoes import kernels
-from board_arena.engines.game import Game, Param, State, VariantError, wrap_paragraphs
+from board_arena.engines.dominoes.encoding import DominoesEncoding
+from board_arena.engines.dominoes.notation import (
+    MOVE_PATTERN,
+    DominoesNotation,
+    tile_index,
+    tile_name,
+    tiles_of,
+)
+from board_arena.engines.dominoes.web import DominoesWeb
+from board_arena.engines.errors import VariantError
+from board_arena.engines.game import Game, State
+from board_arena.engines.params import Param
 from board_arena.kernels import rng_from_seed
 
-_MOVE = re.compile(
-    r"^\s*\[?\s*(\d)\s*[-:|/ ]?\s*(\d)\s*\]?\s*(l|r|left|right)?\s*$",
-    re.IGNORECASE,
-)
-_DRAW_WORDS = ("draw", "d")
-_PASS_WORDS = ("pass", "p")
-
-
-def tile_name(max_pips: int, tile: int) -> str:
-    """``6-4``: the tile's pips, high first."""
-    return f"{kernels.TILE_HIGH[max_pips, tile]}-{kernels.TILE_LOW[max_pips, tile]}"
-
-
-def tile_index(max_pips: int, a: int, b: int) -> int | None:
-    """The id of the tile with pips ``a`` and ``b`` in the double-``max_pips`` set, None if none."""
-    high, low = max(a, b), min(a, b)
-    if high > max_pips:
-        return None
-    for t in range(kernels.TILE_HIGH.shape[1]):
-        if kernels.TILE_HIGH[max_pips, t] == high and kernels.TILE_LOW[max_pips, t] == low:
-            return t
-    return None
-
-
-def tiles_of(mask: int) -> list[int]:
-    """The tile ids in a hand mask, smallest first."""
-    mask = int(mask)
-    return [t for t in range(64) if mask >> t & 1]
+__all__ = ["Dominoes", "tile_name", "tile_index", "tiles_of"]
 
 
 class Dominoes(Game):
@@ -80,12 +67,10 @@ class Dominoes(Game):
     summary = "draw dominoes with hidden hands: double-six, 7 tiles each, greatest tile leads"
     kernels: ClassVar[ModuleType] = kernels
     perfect_information = False
-    web_drawing = "web.js"
-    click_buttons = (("draw", "Draw a tile"), ("pass", "Pass"))
-
-    @property
-    def random_start(self) -> bool:
-        return True  # the deal
+    notation: DominoesNotation
+    notation_class = DominoesNotation
+    web_class = DominoesWeb
+    encoding_class = DominoesEncoding
     PARAMS = (
         Param("max_pips", 6, "the set: double-max_pips ((m+1)(m+2)/2 tiles)", low=1, high=kernels.MAX_PIPS),
         Param("hand_size", 7, "tiles dealt to each player (at most half the set)", low=1, high=kernels.MAX_HAND),
@@ -104,36 +89,9 @@ class Dominoes(Game):
         "dominoes-block": {"drawing": False},
     }
 
-    HELP = """\
-Each player gets {hand} tiles of the double-{pips} set; the rest is the boneyard. The holder of the
-greatest tile (a double beats any other tile, then more pips, then the higher end) leads with any
-tile. Then each player in turn puts one tile at an open end of the line whose number it matches.
-{drawing}The first to play all their tiles wins; {blocked}, fewer tiles in hand wins.
-You see your own hand, the line and how many tiles the others hold.
-
-Write a move as the tile and the end: 6-4L (left end) or 6-4R (right end); 6-4 alone when the tile
-fits only one way.{draw_words}"""
-
-    def help_text(self) -> str:
-        p = self.params
-        if p["drawing"]:
-            drawing = (
-                "A player who cannot play draws one tile from the boneyard and the turn passes (even if "
-                "it fits); with an empty boneyard they pass. "
-            )
-            words = " Type draw to draw, pass to pass."
-        else:
-            drawing = "A player who cannot play passes. "
-            words = " Type pass to pass."
-        if p["block_rule"] == "no-tile-fits":
-            blocked = "as soon as neither hand holds a tile that fits the line (whatever the boneyard holds)"
-        elif p["drawing"]:
-            blocked = "when nobody can play and the boneyard is empty"
-        else:
-            blocked = "when nobody can play"
-        return wrap_paragraphs(
-            self.HELP.format(hand=p["hand_size"], pips=p["max_pips"], drawing=drawing, blocked=blocked, draw_words=words)
-        )
+    @property
+    def random_start(self) -> bool:
+        return True  # the deal
 
     @property
     def n_tiles(self) -> int:
@@ -153,20 +111,6 @@ fits only one way.{draw_words}"""
                 f"{self.params['max_pips']} set of {self.n_tiles} tiles; allowed: at most {self.n_tiles // 2}"
             )
 
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        """``(4 * n_tiles + 6,)``: tile planes and counts from the player's view
-        (``kernels.write_observation``)."""
-        return (4 * self.n_tiles + kernels.OBSERVATION_SCALARS,)
-
-    def _action_moves(self) -> np.ndarray:
-        # The move ids are dense already: tile and end, then draw (the draw game) and pass.
-        moves = list(range(2 * self.n_tiles))
-        if self.params["drawing"]:
-            moves.append(kernels.MOVE_DRAW)
-        moves.append(kernels.MOVE_PASS)
-        return np.array(moves, dtype=np.int64)
-
     def _init_record(self, record: np.void, seed: int | None) -> None:
         p = self.params
         rng = rng_from_seed(0 if seed is None else seed)
@@ -178,7 +122,7 @@ fits only one way.{draw_words}"""
         """Tile ids from text such as ``"6-6 5-4 3-0"`` (ValueError saying which tile is wrong)."""
         tiles = []
         for word in text.replace(",", " ").split():
-            match = _MOVE.match(word)
+            match = MOVE_PATTERN.match(word)
             if not match or match.group(3):
                 raise ValueError(f"{word!r} is not a tile: write tiles as 6-4, separated by spaces")
             t = tile_index(self.params["max_pips"], int(match.group(1)), int(match.group(2)))
@@ -220,81 +164,7 @@ fits only one way.{draw_words}"""
         )
         return State(self, buf, None, custom_start=True)
 
-    # -- notation ------------------------------------------------------------------------------
-
-    def format_move(self, state: State, move: int) -> str:
-        if move == kernels.MOVE_DRAW:
-            return "draw"
-        if move == kernels.MOVE_PASS:
-            return "pass"
-        name = tile_name(self.params["max_pips"], move >> 1)
-        if state.data["ends"][0] < 0 or self._single_move(state, move >> 1):
-            return name
-        return name + ("R" if move & 1 else "L")
-
-    def _single_move(self, state: State, tile: int) -> bool:
-        """True when ``tile`` has at most one move here (lead, equal ends, or fits one end only)."""
-        left, right = (int(e) for e in state.data["ends"])
-        if left < 0 or left == right:
-            return True
-        m = self.params["max_pips"]
-        pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
-        return not (left in pips and right in pips)
-
-    def parse_move(self, state: State, text: str) -> int:
-        word = text.strip().lower()
-        if word in _DRAW_WORDS:
-            return kernels.MOVE_DRAW
-        if word in _PASS_WORDS:
-            return kernels.MOVE_PASS
-        match = _MOVE.match(word)
-        if not match:
-            raise ValueError(
-                f"{text.strip()!r} is not a move: write a tile and the end of the line "
-                f"(6-4L, 6-4R; 6-4 for the first tile), draw or pass"
-            )
-        m = self.params["max_pips"]
-        a, b = int(match.group(1)), int(match.group(2))
-        tile = tile_index(m, a, b)
-        if tile is None:
-            raise ValueError(f"{a}-{b} is not a tile of the double-{m} set (pips 0 to {m})")
-        left, right = (int(e) for e in state.data["ends"])
-        side = match.group(3)
-        pips = (int(kernels.TILE_HIGH[m, tile]), int(kernels.TILE_LOW[m, tile]))
-        if left < 0 or left == right:  # the lead, or equal ends: one move, written with end 0
-            return 2 * tile
-        if side is None:
-            fits_left, fits_right = left in pips, right in pips
-            if fits_left and fits_right:
-                name = tile_name(m, tile)
-                raise ValueError(
-                    f"{name} fits both ends (left {left}, right {right}): write {name}L or {name}R"
-                )
-            return 2 * tile + int(fits_right)
-        return 2 * tile + int(side.startswith("r"))
-
-    # -- the browser: a tile of the hand, then the end of the line when it fits both ---------
-
-    def move_clicks(self, state: State, move: int) -> list[str]:
-        if move >= kernels.MOVE_DRAW:
-            return [self.format_move(state, move)]
-        tile = f"tile-{tile_name(self.params['max_pips'], move >> 1)}"
-        if self._single_move(state, move >> 1):  # the notation names no end either
-            return [tile]
-        return [tile, "end-" + ("R" if move & 1 else "L")]
-
-    def move_from_clicks(self, state: State, clicks: Sequence[str]) -> str:
-        if len(clicks) == 1 and clicks[0] in ("draw", "pass"):
-            return clicks[0]
-        if len(clicks) > 2:
-            raise ValueError("click a tile of your hand, then the end of the line to lay it at")
-        tile = clicks[0].removeprefix("tile-")
-        return tile if len(clicks) == 1 else tile + clicks[1].removeprefix("end-")
-
-    MOVE_IDS = (
-        f"2 * tile + end (end 0 left, 1 right) for a tile of the set, {kernels.MOVE_DRAW} to draw, "
-        f"{kernels.MOVE_PASS} to pass"
-    )
+    # -- the rules in words and as data ----------------------------------------------------------
 
     def _reason_words(self, state: State, move: int, code: int) -> str:
         """Words for the kernel's codes (``engines.dominoes.kernels.REASON_*``)."""
@@ -330,8 +200,6 @@ fits only one way.{draw_words}"""
             return f"{name} does not match the {side} end {shown}; it matches the {other_side} end {other}: {name}{other_side[0].upper()}"
         return f"{name} does not match the {side} end {shown}, nor the {other_side} end {other} ({legal})"
 
-    # -- drawing -------------------------------------------------------------------------------
-
     def line(self, state: State) -> list[tuple[int, int]]:
         """The line from left to right, each tile as (left pips, right pips)."""
         m = self.params["max_pips"]
@@ -352,60 +220,13 @@ fits only one way.{draw_words}"""
                 line.append((shown, high + low - shown))
         return line
 
-    def _tile_text(self, a: int, b: int, glyphs: bool) -> str:
-        if glyphs and self.params["max_pips"] <= 6:
-            return chr(0x1F031 + 7 * a + b)  # DOMINO TILE HORIZONTAL-a-b
-        return f"[{a}|{b}]"
-
-    def greatest_tile(self, state: State, player: int) -> str:
-        """The greatest tile dealt to ``player`` (the leader holds the greatest of the deal)."""
-        return tile_name(self.params["max_pips"], int(state.data["dealt"][player]).bit_length() - 1)
-
-    def render_for(self, state: State, player: int, *, color: bool = False, unicode: bool = False, glyphs: bool = False) -> str:
-        seen = state if state.is_terminal() else state.view(player)
-        return self.render(seen, color=color, unicode=unicode, glyphs=glyphs)
-
-    def render(self, state: State, *, color: bool = False, unicode: bool = False, as_player: int | None = None, glyphs: bool = False) -> str:
-        """The line, the hands and the boneyard as ``as_player`` (or the state's viewer) sees them;
-        the true state of a game shows both hands. Tiles are written ``[6|4]`` unless ``glyphs``
-        asks for Unicode's domino tiles (most terminal fonts lack them)."""
-        if as_player is not None:
-            return self.render(state.view(as_player), color=color, unicode=unicode, glyphs=glyphs)
-        record = state.data
-        m = self.params["max_pips"]
-        viewer = int(record["viewer"])
-        line = self.line(state)
-        left, right = (int(e) for e in record["ends"])
-        lines = []
-        if line:
-            lines.append("line: " + "".join(self._tile_text(a, b, glyphs) for a, b in line))
-            lines.append(f"      left end {left}, right end {right}")
-        else:
-            lines.append("line: (empty: the leader plays any tile)")
-        stock = int(record["boneyard_size"]) - int(record["drawn"])
-        for p in (0, 1):
-            name = self.player_names[p] + (" (you)" if p == viewer else "")
-            count = int(record["counts"][p])
-            hidden = viewer >= 0 and p != viewer and not record["terminal"]
-            if hidden:
-                lines.append(f"{name}: {count} tile{'s' * (count != 1)}")
-            else:
-                tiles = " ".join(tile_name(m, t) for t in reversed(tiles_of(record["hands"][p])))
-                lines.append(f"{name}: {tiles or '(no tiles)'}")
-        lines.append(f"boneyard: {stock} tile{'s' * (stock != 1)}" + ("" if record["drawing"] else " (block game: no drawing)"))
-        ply = int(record["ply"])
-        if ply:
-            last = int(record["history"][ply - 1])
-            mover = self.player_names[int(record["leader"]) ^ ((ply - 1) & 1)]
-            if last == kernels.MOVE_DRAW:
-                what = "drew a tile"
-            elif last == kernels.MOVE_PASS:
-                what = "passed"
-            else:
-                what = f"played {tile_name(m, last >> 1)}" + (("", " left", " right")[1 + (last & 1)] if ply > 1 else "")
-            lines.append(f"last move: {mover} {what}")
-        lines.append(self.status_line(state))
-        return "\n".join(lines)
+    def first_player_reason(self, state: State, player: int | None) -> str | None:
+        """The holder of the greatest tile dealt leads; ``player``, if it is they, is told the tile."""
+        leader = int(state.data["leader"])
+        if player != leader:
+            return "holds the greatest tile dealt"
+        tile = tile_name(self.params["max_pips"], int(state.data["dealt"][leader]).bit_length() - 1)
+        return f"you hold the greatest tile dealt, {tile}"
 
     def _board(self, state: State) -> dict[str, Any]:
         record = state.data

@@ -1,7 +1,7 @@
 """Dominoes kernels: the two-player draw game of text 001 with hidden hands, its information view
 and an exact sampler of the hidden worlds consistent with a view.
 
-Rules: ``docs/rules.md`` (Dominoes) and text 001. A double-``max_pips`` set (1..9: 3 to 55
+Rules: ``docs/games/dominoes.md`` and text 001. A double-``max_pips`` set (1..9: 3 to 55
 tiles), ``hand_size`` tiles each, the rest is the boneyard.
 
 Tiles. Tile ids are *ranks*: 0 is the smallest tile and ``n_tiles - 1`` the greatest in the order
@@ -827,7 +827,7 @@ def _forward(slots, n_bins, classes, n_cls, free_base):
                     grown = np.empty(cap, np.uint64)
                     grown_w = np.empty(cap, np.float64)
                     # Element by element: a slice assignment would compile numba's formatted
-                    # shape-mismatch error, 1.5 s of CPU in every cold compile.
+                    # shape-mismatch error, a costly part of every cold compile.
                     for k in range(used):
                         grown[k] = keys[k]
                         grown_w[k] = weights[k]
@@ -1014,9 +1014,8 @@ def _worlds(view, rng, world, sample):
     :func:`_forward` (the DP), :func:`_weigh_slot_zero`; to sample, :func:`_sample_bins`,
     :func:`_sample_items` and the tiles of slot 0, the free bins and the boneyard.
 
-    Cost: linear in the history plus the DP, whose states are few in play (about 1 us a world in
-    double-six games); a long run of opponent draws with many played tiles of different windows
-    can make it tens of microseconds.
+    Cost: linear in the history plus the DP, whose states are few in play; a long run of opponent
+    draws with many played tiles of different windows makes it costlier.
     """
     viewer = np.int64(view["viewer"])
     if viewer < 0:

@@ -1,4 +1,4 @@
-// The Dominoes table (arena serve): the drawing that Game.web_drawing names, loaded by the page
+// The Dominoes table (arena serve): the drawing that game.web.drawing names, loaded by the page
 // from /games/dominoes.js; helpers and the contract of a drawing in
 // board_arena/arena/web/static/boards.js.
 // Dominoes: the line (wrapped in rows, left to right), the open ends to click, the hands.

@@ -1,7 +1,7 @@
 """Konane kernels: the Hawaiian jumping game on a ``size`` x ``size`` board (4..8), one uint64
 bitboard per colour.
 
-Rules: ``docs/rules.md`` (Konane) and text 003. Black (player 0) moves first; a move jumps
+Rules: ``docs/games/konane.md`` and text 003. Black (player 0) moves first; a move jumps
 one stone orthogonally over an adjacent opponent stone into the empty point beyond, capturing it,
 and may go on jumping with the same stone (same direction by default, any direction with
 ``turning_jumps``), stopping after any jump.

@@ -1,4 +1,4 @@
-// The Konane board (arena serve): the drawing that Game.web_drawing names, loaded by the page
+// The Konane board (arena serve): the drawing that game.web.drawing names, loaded by the page
 // from /games/konane.js; helpers and the contract of a drawing in
 // board_arena/arena/web/static/boards.js.
 // Konane: the grid as drawn by the engine, rows from the top, coordinates a.. and 1...

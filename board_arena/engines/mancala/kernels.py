@@ -1,6 +1,6 @@
 """Mancala kernels: Kalah-like sowing games on two rows of ``pits`` pits (1..8) with two stores.
 
-Rules: ``docs/rules.md`` (Mancala) and text 004 (BrainKing's Mancala). Moves are the index
+Rules: ``docs/games/mancala.md`` and text 004 (BrainKing's Mancala). Moves are the index
 of a pit in the mover's own row counted from the mover's left, 0..pits-1 (the same ids for both
 players), so ``MOVE_BOUND = 8``.
 
@@ -160,8 +160,8 @@ def _sow(mine, theirs, move, pits, capture, empty_capture):
 
     Without a branch but for whole laps: in a random game, which of the sowing's runs a move
     reaches and whether it captures are coin flips, and mispredicted branches cost more than
-    computing every run (Kalah's random playouts ran 12% faster for it, alpha-beta's searches
-    4-5% slower). The cells of a lap are numbered from the mover's pit 0: its pits ``0..P-1``,
+    computing every run (the random playouts gain; a search, whose moves are less random,
+    loses a little). The cells of a lap are numbered from the mover's pit 0: its pits ``0..P-1``,
     its store ``P``, the opponent's pits ``P+1..2P``, and ``2P+1..`` for its own pits again; the
     last seed falls in cell ``move + seeds`` and every run is a mask of 0x01 bytes cut from that
     number."""
@@ -266,8 +266,8 @@ STANDARD_PITS = 6
 def random_playout(s, rng, scratch):
     """``random_legal_move`` and ``apply_move`` to the end, move for move, with the two rows, the
     stores and the generator in registers (:func:`_playout`). The presets' loops are copies
-    compiled for their board and rules, some 4% (the pit count) and 9% (the capture rule) faster
-    than the one that reads them from the record. Returns the plies."""
+    compiled for their board and rules, faster than the one that reads them from the record
+    (constant bounds and masks fold into the code). Returns the plies."""
     if s["terminal"]:
         return 0
     if s["pits"] == STANDARD_PITS and not s["empty_capture"]:

@@ -1,4 +1,4 @@
-// The Mancala board (arena serve): the drawing that Game.web_drawing names, loaded by the page
+// The Mancala board (arena serve): the drawing that game.web.drawing names, loaded by the page
 // from /games/mancala.js; helpers and the contract of a drawing in
 // board_arena/arena/web/static/boards.js.
 // Mancala: North's row on top (drawn from North's left, i.e. right to left), South's below;

@@ -2,7 +2,7 @@
 
 Every table the kernels use (bit masks of mills, neighbours, the mills through each point) is
 derived here from ``LINES``, so that nothing is typed twice. Points are numbered as in
-``docs/rules.md`` (row by row) and named on the 7x7 grid of that drawing, columns a-g from
+``docs/games/morabaraba.md`` (row by row) and named on the 7x7 grid of that drawing, columns a-g from
 left to right and rows 1-7 from bottom to top (the usual nine men's morris names)::
 
     7  a7----------d7----------g7        0-----------1-----------2
@@ -40,7 +40,7 @@ POINT_OF = {name: p for p, name in enumerate(POINT_NAMES)}
 N_POINTS = 24
 
 # The lines of the board, each listed point by point along the line: every line is a mill, and
-# two consecutive points of a line are adjacent. The order is that of docs/rules.md, which numbers the
+# two consecutive points of a line are adjacent. The order is that of docs/games/morabaraba.md, which numbers the
 # mills: rows, then columns, then the four diagonals.
 ROW_LINES = ("a7 d7 g7", "b6 d6 f6", "c5 d5 e5", "a4 b4 c4", "e4 f4 g4", "c3 d3 e3", "b2 d2 f2", "a1 d1 g1")
 COLUMN_LINES = ("a7 a4 a1", "b6 b4 b2", "c5 c4 c3", "d7 d6 d5", "d3 d2 d1", "e5 e4 e3", "f6 f4 f2", "g7 g4 g1")

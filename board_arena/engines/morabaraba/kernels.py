@@ -1,7 +1,7 @@
 """Morabaraba kernels: the mill games on 24 points (Morabaraba with 12 or 9 cows, nine men's
 morris), one bitboard per player.
 
-Rules: ``docs/rules.md`` (Morabaraba) and texts 000 and 002. Points are numbered and named
+Rules: ``docs/games/morabaraba.md`` and texts 000 and 002. Points are numbered and named
 as in :mod:`engines.morabaraba.board`; bit ``p`` of a bitboard is point ``p``::
 
      0-----------1-----------2

@@ -1,7 +1,7 @@
-// The Morabaraba board (arena serve): the drawing that Game.web_drawing names, loaded by the page
+// The Morabaraba board (arena serve): the drawing that game.web.drawing names, loaded by the page
 // from /games/morabaraba.js; helpers and the contract of a drawing in
 // board_arena/arena/web/static/boards.js.
-// The 7x7 drawing of docs/rules.md: the lines of view.layout, the mills that the last move formed
+// The 7x7 drawing of docs/games/morabaraba.md: the lines of view.layout, the mills that the last move formed
 // (view.highlights), the cows in hand below.
 "use strict";
 

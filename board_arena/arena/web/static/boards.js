@@ -1,11 +1,11 @@
 // Board drawings: the helpers every drawing uses, the table of drawings by game family, and the
 // drawing of a game that ships none (its text rendering and a button per legal click).
 //
-// A game's drawing lives in the game's own folder (Game.web_drawing, e.g.
+// A game's drawing lives in the game's own folder (game.web.drawing, e.g.
 // board_arena/engines/mancala/web.js); the page loads it from /games/<family>.js, and it calls
 // registerDrawing(family, draw). draw(view, opts) returns an element (an <svg>, usually) drawn
-// from plain data only: view.board (state.board()), view.layout (Game.board_layout()),
-// view.highlights (Game.highlights(): groups of element names to mark after the last move),
+// from plain data only: view.board (state.board()), view.layout (game.web.layout()),
+// view.highlights (game.web.highlights(): groups of element names to mark after the last move),
 // view.human (the person's seat, or null) and view.text (the text rendering, for games without a
 // drawing). Every element a person may click carries data-click, its click name as the game's
 // move_clicks spells it; opts.targets (a Set) are the legal next clicks, drawn highlighted;

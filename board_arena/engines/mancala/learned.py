@@ -1,11 +1,11 @@
-"""``td-kalah``: a Mancala/Kalah player whose evaluation was learned by self-play
+"""``td-kalah``: Mancala's own agent, a Kalah player whose evaluation is learned by self-play
 (``experiments/learn_kalah.py``: TD(0) learning of a linear afterstate value, fed by the batched
 environment), playing the move whose resulting position it values most, one ply ahead.
 
 The value of a position after a move, for the player who made it, is ``tanh(w . features)``
 (:func:`kalah_features`: each pit's seed count one-hot, the store margin, whether the mover moves
-again). The weights ship with the package (``agents/data/td_kalah.json``, for Kalah(6,4)); a
-``weights`` parameter loads others.
+again). The weights ship beside this module (``td_kalah.json``, for Kalah(6,4)); a ``weights``
+parameter loads others. Importing :mod:`board_arena.agents` registers the agent.
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
-from board_arena.agents.base import Agent, Param, SearchInfo, register_agent
+from board_arena.agents.base import Agent, SearchInfo, register_agent
+from board_arena.agents.params import AgentParam
 from board_arena.engines import Game
 from board_arena.kernels import rng_below
 
 __all__ = ["kalah_features", "feature_count", "TDKalahAgent", "BUNDLED_WEIGHTS", "MAX_COUNT"]
 
-BUNDLED_WEIGHTS = Path(__file__).resolve().parent / "data" / "td_kalah.json"
+BUNDLED_WEIGHTS = Path(__file__).resolve().parent / "td_kalah.json"
 #: Seed counts at or above this share one feature.
 MAX_COUNT = 12
 #: The same for the n-tuples of two facing pits (own pit j and the opponent's pit opposite).
@@ -95,7 +96,7 @@ class TDKalahAgent(Agent):
     name = "td-kalah"
     summary = "learned linear afterstate value (TD self-play, experiments/learn_kalah.py), one ply"
     PARAMS = (
-        Param("weights", "", "a weights file of experiments/learn_kalah.py; empty: the bundled Kalah(6,4) ones", effect="file"),
+        AgentParam("weights", "", "a weights file of experiments/learn_kalah.py; empty: the bundled Kalah(6,4) ones", effect="file"),
     )
 
     def _check_params(self):
@@ -125,7 +126,7 @@ class TDKalahAgent(Agent):
                 value = float(child.returns()[me]) * 2.0  # a result beats any estimate
             else:
                 again = np.array(child.current_player == me)
-                value = float(np.tanh(kalah_features(game.observation(child, me), again) @ self.weights))
+                value = float(np.tanh(kalah_features(game.encoding.observation(child, me), again) @ self.weights))
             if value > best_value:
                 best, best_value, ties = move, value, 1
             elif value == best_value:

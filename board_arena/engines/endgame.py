@@ -1,0 +1,63 @@
+"""Endgame databases, an optional capability of a game: the exact value of every position up to
+some size (Kalah: seeds on the board), built once by retrograde analysis and read by the
+searches at their horizon through the game's ``endgame_value`` kernel (:mod:`engines.contract`).
+
+A game that has them provides a subclass of :class:`EndgameDatabases` in its own folder
+(``mancala/databases.py``) and names it in ``Game.endgame_class``; the game object holds one as
+``game.endgame``, which is None for a game without.
+
+    >>> from board_arena import engines
+    >>> engines.make("kalah").endgame is not None, engines.make("konane").endgame
+    (True, None)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from board_arena.engines.game import Game, State
+
+__all__ = ["EndgameDatabases"]
+
+
+class EndgameDatabases:
+    """The endgame databases of one variant (``self.game``): every method is the game's to
+    implement."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self.game!r}>"
+
+    def database(
+        self, state: State, size: int, *, build_missing: bool = False, progress: bool = False
+    ) -> tuple[np.ndarray, int] | None:
+        """The endgame database ``(db, size)`` of ``state``'s variant that the game's
+        ``endgame_value`` kernel reads (positions up to ``size``), from the cache folder; None
+        when it is not there and ``build_missing`` is false (else it is built once, with a
+        progress bar if ``progress``).
+
+        Raises:
+            ValueError: ``size`` is out of range (the message says what is allowed).
+        """
+        raise NotImplementedError
+
+    def check_database(self, state: State, db: np.ndarray, size: int) -> None:
+        """Raises ValueError unless ``(db, size)`` can be an endgame database of ``state``'s
+        variant (the compiled lookup does not check its index)."""
+        raise NotImplementedError
+
+    def check_size(self, size: int) -> None:
+        """Raises ValueError (saying what is allowed) unless a database of ``size`` can serve
+        this variant: one :meth:`database` can build, and no larger than the game (an agent
+        asking for one checks it when it is made, not at its first move)."""
+        raise NotImplementedError
+
+    def default_size(self, state: State) -> int:
+        """The database size that an agent uses when not told (0: none): one that is quick to
+        build or already built."""
+        raise NotImplementedError
