@@ -32,7 +32,8 @@ _LOADED: dict[str, ModuleType] = {}
 
 
 def _is_path(name: str) -> bool:
-    return name.endswith(".py") or os.sep in name or (os.altsep is not None and os.altsep in name)
+    """Whether the plugin ``name`` is a file or folder (a folder here is one even without a slash)."""
+    return name.endswith(".py") or os.sep in name or (os.altsep is not None and os.altsep in name) or os.path.isdir(name)
 
 
 def _name_on_path(path: str) -> str | None:

@@ -46,6 +46,7 @@ __all__ = [
     "ConformanceFailure",
     "check_game",
     "check_variant",
+    "variant_label",
     "check_conformance",
     "check_position",
     "check_illegal_reasons",
@@ -575,7 +576,8 @@ def check_random_moves(game: Game, games: int = 3, per_move: int = 300) -> None:
 # -- the entry points ---------------------------------------------------------------------------
 
 
-def _label(game: Game) -> str:
+def variant_label(game: Game) -> str:
+    """How failures name a variant: the preset's name, or the call that makes it."""
     text = repr(game)
     return game.name if text == f"make({game.name!r})" else text
 
@@ -585,7 +587,7 @@ def check_variant(game: Game, *, quick: bool = False, invariant: Callable[[State
     ``"<variant>: <check>: <what it found> (<where>)"``, one per failing check (empty when the
     variant conforms). ``quick``: fewer games, and no pure-Python run.
     """
-    checker = _Checker(_label(game), strict=False)
+    checker = _Checker(variant_label(game), strict=False)
     _games(checker, game, 2 if quick else 5, invariant)
     # The kernel-level checks play to the end in compiled code, which a game that does not end
     # (or has no move before its end) would never leave.

@@ -1,4 +1,5 @@
-"""The ``arena`` command: ``run``, ``report``, ``verify``, ``list``, ``replay``, ``export``, ``play``, ``serve``.
+"""The ``arena`` command: ``run``, ``report``, ``verify``, ``list``, ``replay``, ``export``, ``play``,
+``serve``, ``check-game``.
 
 Each command is a module here (listed once, in :data:`COMMANDS`) with ``add_parser(commands)``,
 which adds its subparser and options, and ``handle(args)``, which runs it and returns the exit
@@ -37,6 +38,7 @@ COMMANDS = {
     "export": "export",
     "play": "play",
     "serve": "serve",
+    "check-game": "check_game",
 }
 
 
