@@ -141,6 +141,8 @@ class Block:
     section: bool = False
     #: The block's text made by a function of this script rather than by commands.
     make: Callable[[], str] | None = None
+    #: The commands use the files the pages have the reader save (a plugin, a game).
+    files: bool = False
 
     def generate(self) -> str:
         """The block's text, from running its commands now (in a temporary folder)."""
@@ -149,11 +151,14 @@ class Block:
         with tempfile.TemporaryDirectory() as folder:
             (Path(folder) / "experiments").symlink_to(ROOT / "experiments")
             load_before = os.getloadavg()[0]
+            env = {}
+            if self.files and save_docs_files(Path(folder)):
+                env = own_cache(Path(folder))
             for command in self.setup:
-                _run(Step(command).shell(folder), folder)
+                _run(Step(command).shell(folder), folder, env)
             chunks: list[str] = []
             for step in self.steps:
-                lines = step.render(_run(step.shell(folder), folder), folder)
+                lines = step.render(_run(step.shell(folder), folder, env), folder)
                 if not self.section:
                     chunks += lines
                 elif step.markdown:
@@ -229,8 +234,8 @@ def _mask(match: re.Match) -> str:
     return text + match.string[start : match.end()]
 
 
-def _run(command: str, folder: str) -> str:
-    done = subprocess.run(command, shell=True, cwd=folder, capture_output=True, text=True, env=_environment())
+def _run(command: str, folder: str, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(command, shell=True, cwd=folder, capture_output=True, text=True, env={**_environment(), **(env or {})})
     if done.returncode != 0:
         raise RuntimeError(f"{command!r} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
     return done.stdout
@@ -312,6 +317,7 @@ BLOCKS = {
         Block("list-dominoes", "quick", steps=(Step("arena list dominoes"),)),
         Block("kalah-published", "quick", section=True, make=published_kalah_table, patterns=(TABLE_ROW,)),
         Block("list-agents", "quick", steps=(Step("arena list", pick=_agents_part),)),
+        Block("check-game-nim", "quick", files=True, steps=(Step("arena check-game nim --plugin nim"),)),
         Block(
             "td-kalah-standings",
             "slow",
@@ -605,6 +611,30 @@ def blocks(text: str, page: Path = README) -> list[Found]:
 def every_block() -> list[Found]:
     """The blocks of every page, page by page."""
     return [block for page in pages() for block in blocks(page.read_text(), page)]
+
+
+def save_docs_files(folder: Path, page: Path | None = None) -> set[str]:
+    """Saves the blocks that the pages (or ``page`` alone) have the reader save as files, under
+    ``folder``; returns the plugins among them that register a game (a file, or a package's
+    folder)."""
+    games = set()
+    for block in every_block() if page is None else blocks(page.read_text(), page):
+        if block.file is None:
+            continue
+        path = folder / block.file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(block.text + "\n")
+        if "@register_game" in block.text:
+            games.add(block.file.split("/")[0])
+    return games
+
+
+def own_cache(folder: Path) -> dict[str, str]:
+    """The environment of a process that loads a game saved from the docs: numba's cache in a
+    folder of its own. The cache folder keys a game from outside the package by its file's path
+    and forgets every kernel when that changes (board_arena/kernels/cache.py), which a game saved
+    into a new temporary folder at each run would make it do."""
+    return {"NUMBA_CACHE_DIR": str(folder / "numba-cache")}
 
 
 def replace_block(text: str, name: str, new: str, page: Path = README) -> str:

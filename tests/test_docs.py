@@ -35,8 +35,10 @@ from experiments.docs_outputs import (
     STAMP,
     blocks,
     every_block,
+    own_cache,
     page_name,
     pages,
+    save_docs_files,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,8 +146,7 @@ def run_python_examples(page: Path) -> int:
         if block.info != "python" or block.shown or block.name:
             continue
         ran += 1
-        if block.file is not None:
-            Path(block.file).write_text(block.text + "\n")
+        if block.file is not None:  # saved by the test before this process started
             continue
         if ">>> " not in block.text:
             try:
@@ -168,8 +169,9 @@ def run_python_examples(page: Path) -> int:
 def test_the_python_examples_of_a_page_run_and_print_what_they_show(page, workspace):
     """In a process of its own, as a reader's session: what a page registers (a plugin's agent)
     stays out of the other tests' registries."""
+    games = save_docs_files(workspace, page)
     done = subprocess.run([sys.executable, __file__, str(page)], cwd=workspace, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", **(own_cache(workspace) if games else {})})
     assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
     assert done.stdout.startswith("ran "), done.stdout
 
@@ -184,6 +186,22 @@ def test_a_doctest_of_the_docs_fails_on_a_wrong_output_and_names_errors_as_the_d
 
 
 # -- links and the README -------------------------------------------------------------------------
+
+
+def test_a_broken_copy_of_the_docs_game_fails_its_check_by_name(tmp_path):
+    """The page on adding a game shows its game conforming; one wrong character of it (a move
+    read back one stone off) fails ``arena check-game`` with the check that found it."""
+    assert save_docs_files(tmp_path, ROOT / "docs" / "extending" / "games.md") == {"nim"}
+    face = tmp_path / "nim" / "__init__.py"
+    right = "letters.index(word[0]) + int(word[1:]) - 1"
+    assert right in face.read_text()
+    face.write_text(face.read_text().replace(right, "letters.index(word[0]) + int(word[1:])"))
+    done = subprocess.run([sys.executable, "-m", "board_arena.arena.cli", "check-game", "nim", "--plugin", "nim", "--quick"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **own_cache(tmp_path)})
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[-1] == "2 of 2 variants of nim fail the conformance checks"
+    assert "nim: notation: the notation 'a1' of move 0 parses back to 1" in done.stdout
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_name)
@@ -282,14 +300,13 @@ def smaller(command: str, folder: Path, index: int) -> list[str]:
 
 @pytest.mark.slow
 def test_every_arena_command_of_the_shell_examples_runs(workspace):
-    for block in every_block():  # the files a reader saved (a plugin), which the commands load
-        if block.file is not None:
-            (workspace / block.file).write_text(block.text + "\n")
+    games = save_docs_files(workspace)  # the files a reader saved (plugins, a game), which the commands load
     commands = shell_commands()
     assert any("--gauntlet" in c for c in commands) and any(c.startswith("arena replay runs/k") for c in commands)
     for index, command in enumerate(commands):
+        loads_a_game = any(f"--plugin {game}" in command for game in games)
         done = subprocess.run(smaller(command, workspace, index), cwd=workspace, capture_output=True, text=True, timeout=600,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+                              env={**os.environ, "PYTHONPATH": str(ROOT), **(own_cache(workspace) if loads_a_game else {})})
         assert done.returncode == 0, f"{command}: {done.stderr[-2000:]}"
 
 

@@ -33,6 +33,7 @@ EXAMPLES = """examples:
   arena list
   arena play --game mancala --opponent mcts:iterations=20000
   arena serve
+  arena check-game mygame --plugin mygame
 """
 
 

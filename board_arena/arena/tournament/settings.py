@@ -353,7 +353,7 @@ class TournamentSettings:
 #: The default time margin (TournamentSettings.tc_margin), left out of the stored settings.
 _TC_MARGIN = 1.0
 
-#: The fields added for strength testing (issue 13), with their defaults as stored.
+#: The strength-testing fields (openings, SPRT, gauntlet, plugins) and the values a stored run without them reads.
 _STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": ()}
 
 

@@ -294,6 +294,12 @@ class SearchPool:
         """Stops every search and worker, and the template."""
         self._closed = True
         self._wake()
+        # The reader first: it closes the connection of a worker that ends, and two threads
+        # closing one connection would close its descriptor twice (the second time maybe
+        # another file's, reopened under the same number).
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+            self._reader = None
         with self._lock:
             workers, self._workers = self._workers, []
         for worker in workers:
@@ -312,9 +318,6 @@ class SearchPool:
             if self._template_connection is not None:
                 self._template_connection.close()
                 self._template_connection = None
-        if self._reader is not None:
-            self._reader.join(timeout=5)
-            self._reader = None
         for end in (self._wake_read, self._wake_write):
             if end is not None:
                 end.close()
@@ -469,11 +472,14 @@ class SearchPool:
 
     def _lose(self, worker: _Worker, why: str) -> None:
         with self._lock:
-            if worker in self._workers:
+            ours = worker in self._workers  # else another thread lost it and closes it
+            if ours:
                 self._workers.remove(worker)
             ticket, worker.ticket = worker.ticket, None
         if ticket is not None:
             self._finish(ticket, error=f"the search failed: {why}")
+        if not ours:
+            return
         worker.kill()
         worker.connection.close()
         if worker.process is not None:
