@@ -25,7 +25,9 @@ Sections, per game, from the start position:
   (``warm``'s process with ``NUMBA_CACHE_DIR`` on an empty folder), and of the whole command
   ``arena run --game kalah --agents mcts,alphabeta --games 2`` with a warm cache (interpreter,
   imports, cache loads, worker processes, games, report), beside the same command with
-  ``random`` agents (the difference is the agents' search).
+  ``random`` agents (the difference is the agents' search); then the Quick start's command
+  (``arena run --game mancala --agents mcts,alphabeta``, 2 games) from an empty cache (a new
+  user's first run) and with a warm one.
 
 Where OpenSpiel has the game (``pip install -e ".[bench]"`` installs ``open_spiel``), the same
 work is timed in its C++ code in the same run, ours and theirs in turn within each repeat, and
@@ -459,6 +461,23 @@ ARENA_RUN = ["run", "--game", "kalah", "--agents", "mcts,alphabeta", "--games", 
 ARENA_RUN_CHEAP = ["run", "--game", "kalah", "--agents", "random,random", "--games", "2"]
 
 
+#: The Quick start's command, with 2 games instead of its 100: its first run (what compiling costs
+#: a new user) and a warm start.
+QUICK_START = ["run", "--game", "mancala", "--agents", "mcts,alphabeta", "--games", "2"]
+
+
+def arena_run_cold(args: list[str], repeats: int) -> Timing:
+    """Median timing of the ``arena`` command with ``args``, each time from an empty cache folder
+    (a first run: every kernel it uses compiled)."""
+    timings = []
+    with tempfile.TemporaryDirectory() as folder:
+        for i in range(repeats):
+            out = ["--out", os.path.join(folder, f"run{i}"), "--quiet"]
+            env = {"NUMBA_CACHE_DIR": os.path.join(folder, f"cache{i}")}
+            timings.append(run_process([sys.executable, "-m", "board_arena.arena.cli", *args, *out], env)[0])
+    return median_timing(timings)
+
+
 def arena_run(args: list[str], repeats: int) -> Timing:
     """Median timing of the ``arena`` command with ``args``, warm cache, a fresh run folder each
     time (the whole command: interpreter start, imports, cache loads, worker processes, games,
@@ -569,6 +588,9 @@ def main(argv=None) -> None:
         print(f"{command:<40} {arena_run(ARENA_RUN, args.repeats)}  (warm cache, median of {args.repeats})")
         cheap = "  with --agents random,random"
         print(f"{cheap:<40} {arena_run(ARENA_RUN_CHEAP, args.repeats)}  (the same without search)")
+        print(f"the Quick start's command with 2 games: arena {' '.join(QUICK_START)}")
+        print(f"{'  first run (empty cache)':<40} {arena_run_cold(QUICK_START, args.repeats)}  (median of {args.repeats})")
+        print(f"{'  warm cache':<40} {arena_run(QUICK_START, args.repeats)}  (median of {args.repeats})")
 
 
 def _has_openspiel() -> bool:
