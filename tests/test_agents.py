@@ -27,9 +27,9 @@ from board_arena.agents.mcts import (
     init_tree,
     mcts_run,
 )
-from board_arena.agents.minimax import minimax_search
 from board_arena.engines import contract
 from board_arena.kernels import rng_from_seed
+from tests.support.search import minimax_score
 
 PERFECT_INFORMATION_GAMES = [
     name for name in engines.available_games() if engines.game_class(name).perfect_information
@@ -49,10 +49,6 @@ def random_positions(game, count, seed):
         if not state.is_terminal():
             positions.append(state)
     return positions
-
-
-def minimax_score(state, depth):
-    return minimax_search(state.data, depth, rng_from_seed(0), np.zeros(1, np.int64))[1]
 
 
 def alphabeta_score(state, depth, table=None, history=None):

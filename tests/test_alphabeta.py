@@ -8,7 +8,7 @@ import pytest
 from board_arena import engines
 from board_arena.agents.alphabeta import HISTORY_SIZE, alphabeta_search, new_table
 from board_arena.kernels import rng_from_seed
-from tests.test_agents import minimax_score
+from tests.support.search import minimax_score
 
 
 def early_positions(game, count, seed, plies=16):

@@ -16,7 +16,7 @@ from board_arena.engines.konane import path_move
 from board_arena.engines.mancala import kernels as mancala_kernels
 from board_arena.engines.morabaraba import POINT_OF, encode
 from board_arena.engines.morabaraba import kernels as morabaraba_kernels
-from tests.test_morabaraba import RUNNING_MILL
+from tests.support.positions import RUNNING_MILL
 
 
 def code(state, move):

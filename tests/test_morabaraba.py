@@ -25,6 +25,7 @@ from board_arena.engines.morabaraba import board, decode, encode, kernels
 from board_arena.kernels import broadword_nth_set_bit, nth_set_bit
 from board_arena.kernels.bits import pdep_is_fast
 from tests.reference.morabaraba import ALL_MILLS, ORTHOGONAL_MILLS, MorabarabaReference
+from tests.support.positions import RUNNING_MILL
 
 PRESETS = ["morabaraba", "morabaraba-9", "nine-mens-morris"]
 
@@ -540,16 +541,6 @@ def test_a_full_board_after_placing(full_board, outcome, end):
     assert state.outcome() == outcome and state.data["end"] == end
 
 
-RUNNING_MILL = dict(white="a7 d7 g7 e4 f4", black="b6 c5 c3 e3 d2 a1")
-#   7  W-----------W-----------W      White's mill a7-d7-g7; g7-g4 breaks it and closes e4-f4-g4,
-#   6  |   B-------.-------.   |      and g4-g7 would close a7-d7-g7 again: a "running mill".
-#   5  |   |   B---.---.   |   |
-#   4  .---.---.       W---W---.
-#   3  |   |   B---.---B   |   |
-#   2  |   .-------B-------.   |
-#   1  B-----------.-----------.
-
-
 def test_help_states_the_remill_rule_of_each_reading():
     def text(**params):
         return " ".join(engines.make("morabaraba", **params).notation.help_text().split())
@@ -561,6 +552,8 @@ def test_help_states_the_remill_rule_of_each_reading():
     assert text() != text(no_immediate_remill="no-shot")
 
 
+# RUNNING_MILL (tests/support/positions.py, drawn there): White's mill a7-d7-g7; g7-g4 breaks it
+# and closes e4-f4-g4, and g4-g7 would close a7-d7-g7 again: a "running mill".
 def test_no_immediate_remill_of_morabaraba_9():
     state = engines.make("morabaraba-9").position(**RUNNING_MILL)
     state.play("g7-g4xb6", "d2-d1")

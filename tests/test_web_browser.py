@@ -21,7 +21,7 @@ from board_arena.arena.tournament.plots import write_plots
 from board_arena.arena.tournament.run import run_tournament
 from board_arena.arena.tournament.settings import TournamentSettings
 from board_arena.arena.web.server import GameServer, make_server
-from tests.illegal_moves import ILLEGAL_MOVES
+from tests.support.illegal_moves import ILLEGAL_MOVES
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -28,7 +28,7 @@ from board_arena.arena.web.server import (
     json_depth_ok,
     make_server,
 )
-from tests.illegal_moves import ILLEGAL_MOVES
+from tests.support.illegal_moves import ILLEGAL_MOVES
 
 
 def start_server(**options):
