@@ -223,6 +223,14 @@ def test_run_api_records_and_replay(tmp_path):
         assert len(run.to_dataframe()) == len(records)
 
 
+def test_a_gauntlet_plays_the_first_agent_against_each_other_only(tmp_path):
+    settings = TournamentSettings.create("kalah:pits=3,seeds=2", ["greedy", "random", "alphabeta:depth=2", "mcts:iterations=20"], games=2, gauntlet=True)
+    assert settings.pairings == [(0, 1), (0, 2), (0, 3)]
+    run = arena.run_tournament(settings, str(tmp_path / "g"), concurrency=1, progress=False)
+    assert len(run.games) == 6 and all("greedy" in (g.player0, g.player1) for g in run.games)
+    assert sorted(run.ratings().names) == sorted(settings.labels)
+
+
 # -- the command -----------------------------------------------------------------------------
 
 

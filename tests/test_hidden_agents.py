@@ -146,3 +146,13 @@ def test_hidden_information_agents_under_other_budgets(spec):
     state = midgame(1, plies=4)
     agent = agents.make_agent(spec, seed=0)
     assert agent.select_move(agent.observe(state, state.current_player)) in state.legal_moves()
+
+
+def test_pimc_spends_its_whole_time_budget():
+    game = engines.make("dominoes")
+    pimc = agents.make_agent("pimc:worlds=2", seed=1)
+    state = game.new_initial_state(3)
+    pimc.select_move(state, agents.Limit(time=0.05))  # compiles
+    pimc.select_move(state, agents.Limit(time=0.2))
+    # Two worlds' searches end long before 0.2 s on this small position: more worlds fill the time.
+    assert pimc.last_search.simulations > 2 and pimc.last_search.seconds >= 0.15
