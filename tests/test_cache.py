@@ -292,8 +292,9 @@ def test_without_a_writable_cache_folder_everything_runs_uncached_after_one_warn
     assert "Traceback" not in done.stderr
 
 
-# What the issue forbids and the numba releases between 0.59 and 0.62 broke: subclassing,
-# replacing or calling numba's compiler, codegen, dispatcher, caching or pass machinery.
+# numba's private machinery, which the package never uses (its releases between 0.59 and 0.62
+# changed it): subclassing, replacing or calling its compiler, codegen, dispatcher, caching or
+# pass machinery.
 PRIVATE_NUMBA = re.compile(
     r"numba\.core\.(compiler|compiler_machinery|codegen|dispatcher|caching|typed_passes|untyped_passes|postproc|"
     r"transforms|lowering|cpu|base|registry|imputils|typing\.templates|target_extension)\b|llvmlite\.binding|"

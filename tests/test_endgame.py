@@ -60,7 +60,7 @@ def test_a_saved_database_loads_verified_and_equals_a_fresh_build(cache):
 
 
 def test_a_database_with_altered_values_is_refused(cache):
-    """The case of issue 27: negated entries gave a wrong margin without a word."""
+    """Negated entries, which would give a wrong margin without a word, are found and refused."""
     path = built(cache)
     data = bytearray(path.read_bytes())
     for i in range(datafile.HEADER_BYTES, len(data)):

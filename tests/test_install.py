@@ -1,6 +1,7 @@
 """The built wheel installs beside other AI-agent libraries: it holds one top-level package,
 ``board_arena``, so that it never overwrites another distribution's files (the OpenAI Agents SDK
-installs a top-level ``agents`` package, which board-arena's own agents once clobbered).
+installs a top-level ``agents`` package, which a top-level package of board-arena's agents would
+overwrite).
 
 The test builds the wheel, installs the SDK and then the wheel into one fresh virtual environment
 (which sees this environment's numpy, numba and the rest, so nothing heavy is downloaded), and
