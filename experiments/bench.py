@@ -42,7 +42,7 @@ rates per ply ("per ply"): playouts per second times the game length, ours over 
 nine men's morris against OpenSpiel's ``nine_mens_morris``: the same rules where they matter here
 (no diagonals, 9 men, flying at three, shooting from a mill only when every opponent man stands
 in mills, a loss with two men or no move, a draw after 200 turns, a shot belonging to its turn;
-``tests/test_morabaraba.py`` checks the legal moves and results of both, move for move).
+``tests/engines/test_morabaraba.py`` checks the legal moves and results of both, move for move).
 The differences: OpenSpiel makes the shot a separate action of the same player, so a uniformly
 random player picks a mill-forming move as often as any other and then a target, while ours
 picks among (move, shot) pairs, where a mill-forming move comes once per target. Our random games

@@ -1,6 +1,6 @@
 """Writes the output blocks of the documentation (README.md and the pages under docs/) from the
-commands that print them, so that no output the docs show can go stale: ``tests/test_docs.py``
-fails when a block and its commands disagree.
+commands that print them, so that no output the docs show can go stale:
+``tests/system/test_docs.py`` fails when a block and its commands disagree.
 
     python experiments/docs_outputs.py                        # the quick and slow blocks (minutes)
     python experiments/docs_outputs.py --long                 # and the long ones: the benchmarks page (hours)
@@ -33,8 +33,9 @@ over ..."), with the command that refreshes it.
 
 Other marks: ``<!-- docs-shown: why -->`` before a fenced block that is shown only (an
 interactive command, a cluster, an installation); ``<!-- docs-file: NAME.py -->`` before a Python
-block that the reader saves as that file (a plugin), which later examples load. ``tests/test_docs.py`` says how the other blocks (Python
-examples, shell commands) are checked.
+block that the reader saves as that file (a plugin), which later examples load.
+``tests/system/test_docs.py`` says how the other blocks (Python examples, shell commands) are
+checked.
 """
 
 from __future__ import annotations

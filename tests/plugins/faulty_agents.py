@@ -1,5 +1,6 @@
-"""A plugin agent that fails the way engines do, for the isolation tests (tests/test_isolation.py):
-``faulty:fault=F`` plays the first legal move until ply ``after``, then, when it is to move:
+"""A plugin agent that fails the way engines do, for the isolation tests
+(tests/arena/test_isolation.py): ``faulty:fault=F`` plays the first legal move until ply
+``after``, then, when it is to move:
 
 - ``abort``: ``os.abort()`` (its process dies of SIGABRT);
 - ``segfault``: reads address 0 through ctypes (SIGSEGV, as a bug in native code would);

@@ -1,5 +1,5 @@
 """Full-depth minimax on Kalah's final margin, in plain Python, written from docs/games/mancala.md: the
-test-only reference of the exact solver (tests/test_solver.py).
+test-only reference of the exact solver (tests/agents/test_solver.py).
 
 A position is the mover's pits then the opponent's (each from its owner's left); its value is the
 seeds the mover will still bank minus those the opponent will, under perfect play. The rules never

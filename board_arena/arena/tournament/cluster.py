@@ -155,7 +155,7 @@ def _loopback_only(ray: ModuleType) -> Iterator[None]:
     """Makes a Ray instance started in the block listen on the loopback interface only, as Ray
     does on Windows and macOS: its switch off, in the environment (the processes it starts
     inherit it) and in ``ray._private.ray_constants`` (read when Ray was imported). Both are
-    put back afterwards; ``tests/test_cluster.py`` checks where the instance listens."""
+    put back afterwards; ``tests/arena/test_cluster.py`` checks where the instance listens."""
     from ray._private import ray_constants  # Ray's internals: here only
 
     saved_env, saved_flag = os.environ.get(_RAY_CLUSTER_SWITCH), ray_constants.ENABLE_RAY_CLUSTER

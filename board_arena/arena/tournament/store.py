@@ -115,7 +115,7 @@ class RunStore:
     def _new_connection(self, readonly: bool) -> sqlite3.Connection:
         if readonly:
             # SQLite reads a WAL database read-only also from a folder it cannot write in (a copy
-            # of a run, a read-only mount): tests/test_trust.py checks it.
+            # of a run, a read-only mount): tests/arena/test_report.py checks it.
             return sqlite3.connect(f"{Path(self.path).resolve().as_uri()}?mode=ro", uri=True, timeout=60)
         connection = sqlite3.connect(self.path, timeout=60)
         # Write-ahead logging lets readers read while the run writes; a commit survives a crash of

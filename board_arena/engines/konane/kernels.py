@@ -73,10 +73,10 @@ TURN_SHIFT = 13
 MOVE_BOUND = 1 << (TURN_SHIFT + 2 * (MAX_JUMPS - 1))
 
 # MAX_MOVES: the most legal moves of any state of any size and rule, the turning rule on 8x8.
-# Argument (checked by tests/test_konane.py::test_max_moves_is_the_exact_bound, which enumerates
-# every case): a turning move is a trail (no edge twice) in the lattice of points two apart that
-# holds its stone; it never lands on another own stone and needs an opponent stone at the middle
-# of each edge. The mover's colour of square splits into two such lattices (4x4 and 4x4 on 8x8);
+# Argument (checked by tests/engines/test_konane.py::test_max_moves_is_the_exact_bound, which
+# enumerates every case): a turning move is a trail (no edge twice) in the lattice of points two
+# apart that holds its stone; it never lands on another own stone and needs an opponent stone at
+# the middle of each edge. The mover's colour of square splits into two such lattices (4x4 and 4x4 on 8x8);
 # over every set of own stones in a lattice, the most trails is 27,384, from one stone alone on
 # an inner point with every other point empty, so at most 2 * 27,384 moves, and a position with
 # one black stone in each lattice and 30 white stones reaches it. The default rule has at most

@@ -1,0 +1,1 @@
+"""The learning environments: the batched environment against the engine, PettingZoo and Gymnasium."""

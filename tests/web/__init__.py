@@ -1,0 +1,1 @@
+"""``arena serve``: its server through HTTP, and its page in a real browser."""
