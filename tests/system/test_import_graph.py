@@ -2,7 +2,8 @@
 function bodies too: a cycle hidden there is still a cycle (neither module can be read, tested or
 loaded without the other). Imports under ``if TYPE_CHECKING:`` serve annotations only and are
 left out; so are a package's own ``__init__`` imports of its parents, which Python makes anyway.
-And importing the packages leaves the garbage collector as it was found."""
+And importing the packages leaves the garbage collector as it was found; no test module imports
+another."""
 
 import ast
 from pathlib import Path
@@ -153,3 +154,13 @@ def test_importing_the_packages_leaves_the_garbage_collector_as_it_was_found():
                                  cwd=ROOT, env=env)
         assert command.returncode == 0, command.stderr
         assert command.stdout.splitlines()[-1] == expected
+
+
+def test_no_test_module_imports_another():
+    """What tests share lives in tests/support (and the games, plugins and references beside
+    it); a test module imported by another would run its tests' module-level code twice and tie
+    the two files together."""
+    graph = import_graph(ROOT, "tests")
+    assert "tests.support.search" in graph and "tests.engines.test_konane" in graph
+    test_modules = {name for name in graph if name.rsplit(".", 1)[-1].startswith("test_")}
+    assert {name: sorted(graph[name] & test_modules) for name in test_modules if graph[name] & test_modules} == {}
