@@ -3,22 +3,14 @@ cannot play (no tournament starts, no run folder is made), the arguments of expe
 and experiments/learn_kalah.py (which writes the shipped weights only when asked to), and a Ray
 instance that does not start."""
 
-import io
-from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
 from board_arena import agents
-from board_arena.arena.cli import main
+from tests.support.cli import arena_cli
 
 TINY = "kalah:pits=3,seeds=2"
 
-
-def arena_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 # -- agents refuse what they cannot do, before the tournament starts ---------------------------

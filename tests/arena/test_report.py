@@ -4,11 +4,9 @@ pairings a gauntlet never plays left blank), and ratings read by agent name."""
 
 import ctypes
 import errno
-import io
 import os
 import shutil
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -17,15 +15,10 @@ from matplotlib.figure import Figure
 from board_arena import arena
 from board_arena.arena.cli import main
 from board_arena.arena.tournament.report import write_report
+from tests.support.cli import arena_cli
 
 TINY = "kalah:pits=3,seeds=2"
 
-
-def arena_cli(*argv):
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

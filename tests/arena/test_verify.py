@@ -5,20 +5,19 @@ out of the ratings with ``--skip-invalid`` and refused (status 2, nothing writte
 database stored before move ids and checksums still verifies; and the compiled replay finds
 every honest game of every game valid (no false alarm), including games lost by a failure."""
 
-import io
 import json
 import shutil
 import sqlite3
-from contextlib import closing, redirect_stderr, redirect_stdout
+from contextlib import closing
 
 import pytest
 
 from board_arena import agents, arena, engines
-from board_arena.arena.cli import main
 from board_arena.arena.tournament.settings import TournamentSettings
 from board_arena.arena.tournament.store import DB_NAME, GameResult, RunStore
 from board_arena.arena.tournament.verify import failed_seat, verify_games
 from board_arena.arena.tournament.worker import GamePlayer
+from tests.support.cli import arena_cli
 
 GAME = "kalah:pits=3,seeds=2"
 AGENTS = "random,greedy"
@@ -30,13 +29,6 @@ def run_args(folder, *more):
     return ["run", "--game", GAME, "--agents", AGENTS, "--games", str(GAMES), "--concurrency", "1", "--quiet",
             "--out", str(folder), *more]
 
-
-def arena_cli(*argv):
-    """(exit status, standard output, standard error) of the arena command, in this process."""
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = main(list(argv))
-    return status, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

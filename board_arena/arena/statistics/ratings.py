@@ -38,7 +38,7 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
     import pandas
 
-__all__ = ["Ratings", "AgentArray", "fit_ratings", "expected_score", "rating_history"]
+__all__ = ["Ratings", "AgentArray", "fit_ratings", "expected_score", "rating_history", "import_pandas"]
 
 ELO_PER_NEPER = 400.0 / np.log(10.0)
 #: The 95% point of the chi-square distribution with one degree of freedom (1.96 squared).
@@ -175,11 +175,21 @@ class Ratings:
         Raises:
             ImportError: pandas is not installed.
         """
-        try:  # an optional library, and a heavy import: here only
-            import pandas
-        except ImportError:
-            raise ImportError("to_dataframe needs pandas: pip install pandas (to_records() needs nothing)") from None
-        return pandas.DataFrame(self.to_records()).set_index("agent")
+        return import_pandas("to_dataframe", "to_records()").DataFrame(self.to_records()).set_index("agent")
+
+
+def import_pandas(method: str, instead: str) -> Any:
+    """pandas, which the DataFrame methods need (an optional library, and a heavy import: only
+    when one is called).
+
+    Raises:
+        ImportError: pandas is not installed (the message names ``instead``, which needs nothing).
+    """
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError(f"{method} needs pandas: pip install pandas ({instead} needs nothing)") from None
+    return pandas
 
 
 def _pairing_tables(results: list[tuple[str, str, float]], names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from board_arena import engines
-from board_arena.arena.statistics.ratings import Ratings, fit_ratings, rating_history
+from board_arena.arena.statistics.ratings import (
+    Ratings,
+    fit_ratings,
+    import_pandas,
+    rating_history,
+)
 from board_arena.arena.statistics.sprt import SprtWatch
 from board_arena.arena.tournament.cluster import RayPool
 from board_arena.arena.tournament.live import LiveRun
@@ -113,11 +118,7 @@ class Run:
         Raises:
             ImportError: pandas is not installed.
         """
-        try:  # an optional library, and a heavy import: here only
-            import pandas
-        except ImportError:
-            raise ImportError("moves_dataframe needs pandas: pip install pandas (moves() needs nothing)") from None
-        return pandas.DataFrame(self.moves(), columns=list(MOVE_COLUMNS))
+        return import_pandas("moves_dataframe", "moves()").DataFrame(self.moves(), columns=list(MOVE_COLUMNS))
 
     def rating_history(self, points: int = 20, anchor: str | None = None, intervals: bool = True) -> list[dict[str, Any]]:
         """The ratings refitted on growing prefixes of the games in schedule order: rows
@@ -135,11 +136,7 @@ class Run:
         Raises:
             ImportError: pandas is not installed.
         """
-        try:  # an optional library, and a heavy import: here only
-            import pandas
-        except ImportError:
-            raise ImportError("to_dataframe needs pandas: pip install pandas (records() needs nothing)") from None
-        return pandas.DataFrame(self.records())
+        return import_pandas("to_dataframe", "records()").DataFrame(self.records())
 
     def ratings(self, anchor: str | None = None, intervals: bool = True) -> Ratings:
         """Joint Elo ratings of the agents (see :func:`arena.statistics.ratings.fit_ratings`)."""
