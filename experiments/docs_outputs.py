@@ -194,7 +194,7 @@ def measurement_stamp(load_before: float, load_after: float) -> str:
 
 
 def machine() -> str:
-    """The CPU (its model as the system names it, and LLVM's name for it) and its core count."""
+    """The CPU (its model as the system names it) and its core count."""
     model = ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -205,10 +205,8 @@ def machine() -> str:
         pass
     import platform
 
-    import llvmlite.binding
-
     model = model or platform.processor() or platform.machine()
-    return f"{model} (LLVM: {llvmlite.binding.get_host_cpu_name()}), {os.cpu_count()} cores"
+    return f"{model}, {os.cpu_count()} cores"
 
 
 def commit() -> str:
