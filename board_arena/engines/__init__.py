@@ -19,6 +19,7 @@ with CollectorPaused():  # see board_arena._collector
     from board_arena.engines.encoding import Encoding
     from board_arena.engines.endgame import EndgameDatabases
     from board_arena.engines.errors import IllegalMoveError, VariantError, shown
+    from board_arena.engines.fen import PositionError
     from board_arena.engines.game import PLY_CAP, Game, GameRecord, State
     from board_arena.engines.konane import Konane
     from board_arena.engines.mancala import Mancala
@@ -58,6 +59,7 @@ __all__ = [
     "EndgameDatabases",
     "IllegalMoveError",
     "VariantError",
+    "PositionError",
     "PLY_CAP",
     "shown",
 ]

@@ -193,6 +193,21 @@ class Game:
         self._init_record(buf[0], None if seed is None else int(seed))
         return State(self, buf, None if seed is None else int(seed))
 
+    def from_fen(self, text: str) -> "State":
+        """The position that a position string (:meth:`State.fen`) describes, as a set-up state
+        of this variant; the form is the game's (``docs/games/<game>.md``, :mod:`engines.fen`).
+
+        Raises:
+            PositionError: ``text`` is malformed or a position this variant cannot reach (one
+                line: what is wrong and the expected form), or the game has no position string.
+
+        Example:
+            >>> from board_arena import engines
+            >>> engines.make("kalah", pits=3).from_fen("0,5,5/5,4,4 1 0 N").legal_move_names()
+            ['a', 'b', 'c']
+        """
+        return self.notation.parse_fen(text)
+
     def first_player_reason(self, state: "State", player: int | None) -> str | None:
         """Why the player to move at the start of ``state``'s game moves first, when a rule of the
         deal decides it, as words to follow that player's name and addressed to ``player`` (who
@@ -495,6 +510,20 @@ class State:
         buf = np.zeros(1, self.game.kernels.STATE_DTYPE)
         _face.observe(self.data, player, buf[0])
         return State(self.game, buf, None, self._moves, self.custom_start, viewer=player)
+
+    def fen(self) -> str:
+        """The position as one line of text (:mod:`engines.fen`): the board, who moves and every
+        counter a rule reads; ``game.from_fen(state.fen()) == state``.
+
+        Raises:
+            PositionError: a hidden-information game (Dominoes) has none.
+
+        Example:
+            >>> from board_arena import engines
+            >>> engines.make("kalah", pits=3).new_initial_state().play("c").fen()
+            '4,4,0/5,5,5 1 0 N'
+        """
+        return self.game.notation.fen(self)
 
     def record(self, **metadata: Any) -> "GameRecord":
         """The game so far as a record that replays (moves in the game's notation).

@@ -18,6 +18,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, ClassVar
 
+from board_arena.engines.fen import PositionError
 from board_arena.engines.style import PLAYER_COLORS, Style
 
 if TYPE_CHECKING:
@@ -72,6 +73,24 @@ class Notation:
         """A drawing of the position for a terminal, coordinates included. Games add keyword
         options of their own (Mancala: ``bottom``, the player whose row is drawn below)."""
         raise NotImplementedError
+
+    def fen(self, state: State) -> str:
+        """The position string of ``state`` (:mod:`engines.fen`): one line that
+        :meth:`parse_fen` reads back to an equal state.
+
+        Raises:
+            PositionError: the game has no position string (hidden information, or none written).
+        """
+        raise PositionError(f"{self.game.name} has no position string")
+
+    def parse_fen(self, text: str) -> State:
+        """The position that ``text`` (written by :meth:`fen`) describes, as a set-up state.
+
+        Raises:
+            PositionError: ``text`` is malformed or describes a position this variant cannot
+                reach (one line: what is wrong and the expected form).
+        """
+        raise PositionError(f"{self.game.name} has no position string")
 
     def render_for(self, state: State, player: int, style: Style) -> str:
         """The board as ``player`` sees it at a terminal drawn in ``style``: from their side, with

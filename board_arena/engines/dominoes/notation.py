@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from board_arena.engines.dominoes import kernels
+from board_arena.engines.fen import PositionError
 from board_arena.engines.notation import Notation, wrap_paragraphs
 from board_arena.engines.style import Style
 
@@ -64,6 +65,19 @@ You see your own hand, the line and how many tiles the others hold.
 
 Write a move as the tile and the end: 6-4L (left end) or 6-4R (right end); 6-4 alone when the tile
 fits only one way.{draw_words}"""
+
+    def fen(self, state: State) -> str:
+        """Refused: a position string would show both hands and the boneyard. A player's view
+        travels as the deal extension of UGI's ``position`` command (``docs/protocol.md``,
+        :func:`board_arena.ugi.dominoes.view_words`)."""
+        raise PositionError(
+            f"{self.game.name} hides the hands: it has no position string; a player's view is written "
+            "with UGI's Dominoes extension, 'position deal seat S leader L hand T... moves ...' (board_arena.ugi.dominoes)"
+        )
+
+    def parse_fen(self, text: str) -> State:
+        self.fen(None)  # type: ignore[arg-type]  # the same refusal
+        raise AssertionError("unreachable")
 
     def help_text(self) -> str:
         p = self.game.params

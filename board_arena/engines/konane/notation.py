@@ -11,6 +11,7 @@ import numpy as np
 
 from board_arena.engines.errors import IllegalMoveError
 from board_arena.engines.konane import kernels
+from board_arena.engines.konane.fen import read_fen, write_fen
 from board_arena.engines.notation import Notation, wrap_paragraphs
 from board_arena.engines.style import Style
 
@@ -86,6 +87,12 @@ A move jumps one of your stones over an adjacent opponent stone (left, right, up
 diagonally) into the empty point just beyond, capturing it. The same stone may jump again and may
 stop after any jump. Write a move as its start and landing points, e.g. c3-c5 or c3-c5-c7 (c3-c7
 for short); columns a.. from the left, rows 1.. from the bottom, as printed."""
+
+    def fen(self, state: State) -> str:
+        return write_fen(state)
+
+    def parse_fen(self, text: str) -> State:
+        return read_fen(self.game, text)
 
     def help_text(self) -> str:
         p = self.game.params

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from board_arena.engines.mancala import kernels
+from board_arena.engines.mancala.fen import read_fen, write_fen
 from board_arena.engines.notation import Notation, wrap_paragraphs
 from board_arena.engines.style import Style
 
@@ -32,6 +33,12 @@ Moves: the letter of one of your pits, a (your leftmost) to {last} (the one next
 your letters are printed on your side of the board."""
 
     MOVE_IDS = "a pit, 0 to pits-1 counted from the mover's left"
+
+    def fen(self, state: State) -> str:
+        return write_fen(state)
+
+    def parse_fen(self, text: str) -> State:
+        return read_fen(self.game, text)
 
     def help_text(self) -> str:
         pits = self.game.params["pits"]

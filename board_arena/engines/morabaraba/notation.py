@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Iterable
 from board_arena.engines.errors import IllegalMoveError
 from board_arena.engines.morabaraba import board, kernels
 from board_arena.engines.morabaraba.board import POINT_NAMES, POINT_OF, mill_name
+from board_arena.engines.morabaraba.fen import read_fen, write_fen
 from board_arena.engines.notation import Notation, wrap_paragraphs
 from board_arena.engines.style import Style
 
@@ -89,6 +90,12 @@ or flight as from-to (a7-d7), and add the cow you shoot after an x: d6xg1, a7-d7
         "a move breaks a mill and forms another, you may not remake the broken mill with your very "
         "next move (wait one move before remaking it).",
     }
+
+    def fen(self, state: State) -> str:
+        return write_fen(state)
+
+    def parse_fen(self, text: str) -> State:
+        return read_fen(self.game, text)
 
     def help_text(self) -> str:
         p = self.game.params
