@@ -180,7 +180,9 @@ def state_from_position(game: Game, position: Position) -> State:
         UGIError: the command does not fit the game (a random start given as ``startpos``, a
             bad position string, an illegal move), in one line.
     """
-    if position.start == "deal" or not game.perfect_information:
+    if position.start == "deal" and game.perfect_information:
+        raise UGIError(f"position deal is the Dominoes extension; {game.name} takes position startpos|fen F [moves ...]")
+    if not game.perfect_information:
         from board_arena.ugi import dominoes
 
         if not dominoes.speaks(game):

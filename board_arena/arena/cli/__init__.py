@@ -1,5 +1,5 @@
 """The ``arena`` command: ``run``, ``report``, ``verify``, ``list``, ``replay``, ``export``, ``play``,
-``serve``, ``check-game``.
+``serve``, ``check-game``, ``engine``.
 
 Each command is a module here (listed once, in :data:`COMMANDS`) with ``add_parser(commands)``,
 which adds its subparser and options, and ``handle(args)``, which runs it and returns the exit
@@ -39,6 +39,7 @@ COMMANDS = {
     "play": "play",
     "serve": "serve",
     "check-game": "check_game",
+    "engine": "engine",
 }
 
 
