@@ -317,6 +317,7 @@ BLOCKS = {
         Block("kalah-published", "quick", section=True, make=published_kalah_table, patterns=(TABLE_ROW,)),
         Block("list-agents", "quick", steps=(Step("arena list", pick=_agents_part),)),
         Block("check-game-nim", "quick", files=True, steps=(Step("arena check-game nim --plugin nim"),)),
+        Block("ugi-session", "quick", steps=(Step("python experiments/ugi_session.py"),), volatile=(r"time (\d+) nps (\d+)",)),
         Block(
             "td-kalah-standings",
             "slow",

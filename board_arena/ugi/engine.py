@@ -86,6 +86,8 @@ class UGIEngine:
         self._stop = threading.Event()
         self._ready = False
         self._infinite = False
+        #: True from a ``go`` to its ``bestmove``.
+        self._busy = False
 
     def _make_agent(self) -> Agent:
         spec = self.agent_name + (":" + ",".join(f"{k}={v}" for k, v in self.params.items()) if self.params else "")
@@ -227,6 +229,7 @@ class UGIEngine:
         self._infinite = request.infinite
         target = self._search_infinite if request.infinite else self._search_once
         self._search = threading.Thread(target=target, args=(state.copy(), request.limit), daemon=True)
+        self._busy = True
         self._search.start()
 
     def _stop_search(self, words: list[str]) -> None:
@@ -238,12 +241,18 @@ class UGIEngine:
             self._search.join()
 
     def _searching(self) -> bool:
-        return self._search is not None and self._search.is_alive()
+        return self._busy
 
     # -- searches (in their thread) ------------------------------------------------------------
 
     def _search_once(self, state: State, limit: Limit | None) -> None:
         info = self._searched(state, limit)
+        self._bestmove(state, info)
+
+    def _bestmove(self, state: State, info: SearchInfo | None) -> None:
+        """Ends the search: from here on commands are taken again (a host sends its next
+        position as soon as it reads the ``bestmove``)."""
+        self._busy = False
         self.say(f"bestmove {'(none)' if info is None else state.format_move(info.move)}")
 
     def _search_infinite(self, state: State, limit: Limit | None) -> None:
@@ -255,7 +264,7 @@ class UGIEngine:
                 break
             best = info
             seconds = min(LONGEST_ROUND, 2 * seconds)
-        self.say(f"bestmove {'(none)' if best is None else state.format_move(best.move)}")
+        self._bestmove(state, best)
 
     def _searched(self, state: State, limit: Limit | None) -> SearchInfo | None:
         """One search, its ``info`` line written; None (and a note) if the agent failed."""
