@@ -21,6 +21,8 @@ Sections, per game, from the start position:
   self-play from the start (the longest move must stay under 0.25 s), and their CPU time;
 * ``warm``: the import + warm-up time of a fresh process (every agent for every game), first as
   the cache is, then finding every kernel in numba's cache;
+* ``ugi``: ``arena engine``'s wall seconds from its start to ``ugiok``, then to the first
+  ``readyok`` (its agent's kernels loaded from the cache) and for one ``go depth 1``;
 * ``startup``: the CPU (and wall) seconds of compiling every game and agent from an empty cache
   (``warm``'s process with ``NUMBA_CACHE_DIR`` on an empty folder), and of the whole command
   ``arena run --game kalah --agents mcts,alphabeta --games 2`` with a warm cache (interpreter,
@@ -492,7 +494,41 @@ def arena_run(args: list[str], repeats: int) -> Timing:
     return median_timing(timings)
 
 
-SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "budget", "warm", "startup")
+def ugi_engine_times(case: Case) -> tuple[float, float, float]:
+    """Wall seconds of ``arena engine`` (warm cache) from its start to ``ugiok``, then to the
+    first ``readyok`` (the agent's kernels loaded), then of one ``go depth 1`` to its
+    ``bestmove``: what a UGI host waits for."""
+    spec = case.game if not case.params else case.game + ":" + ",".join(f"{k}={v}" for k, v in case.params.items())
+    agent = "alphabeta" if engines.game_class(case.game).perfect_information else "pimc"
+    game = engines.make(case.game, **case.params)
+    start_line = f"fen {game.new_initial_state(0).fen()}" if game.random_start and game.perfect_information else "startpos"
+    if not game.perfect_information:
+        from board_arena.ugi.protocol import position_line
+
+        start_line = position_line(game, game.new_initial_state(0), game.new_initial_state(0).current_player)[len("position "):]
+    command = [sys.executable, "-m", "board_arena.arena.cli", "engine", "--game", spec, "--agent", agent, "--seed", "1"]
+    began = time.perf_counter()
+    engine = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    assert engine.stdin is not None and engine.stdout is not None
+
+    def until(line: str, answer: str) -> float:
+        engine.stdin.write(line + "\n")
+        engine.stdin.flush()
+        while not engine.stdout.readline().startswith(answer):
+            pass
+        return time.perf_counter()
+
+    ugiok = until("ugi", "ugiok")
+    readyok = until("isready", "readyok")
+    engine.stdin.write(f"position {start_line}\n")
+    bestmove = until("go depth 1", "bestmove")
+    engine.stdin.write("quit\n")
+    engine.stdin.close()
+    engine.wait(timeout=60)
+    return ugiok - began, readyok - ugiok, bestmove - readyok
+
+
+SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "budget", "warm", "startup", "ugi")
 
 
 def main(argv=None) -> None:
@@ -591,6 +627,14 @@ def main(argv=None) -> None:
         print(f"the Quick start's command with 2 games: arena {' '.join(QUICK_START)}")
         print(f"{'  first run (empty cache)':<40} {arena_run_cold(QUICK_START, args.repeats)}  (median of {args.repeats})")
         print(f"{'  warm cache':<40} {arena_run(QUICK_START, args.repeats)}  (median of {args.repeats})")
+    if "ugi" in sections:
+        print()
+        print(f"{'arena engine, wall s':<20} {'to ugiok':>9} {'readyok':>9} {'go depth 1':>11}  (warm cache, median of {args.repeats})")
+        for case in cases:
+            ugi_engine_times(case)  # loads what the cache lacks
+            runs = [ugi_engine_times(case) for _ in range(args.repeats)]
+            ugiok, readyok, go = (statistics.median(run[i] for run in runs) for i in range(3))
+            print(f"{case.label:<20} {ugiok:>9.2f} {readyok:>9.2f} {go:>11.3f}")
 
 
 def _has_openspiel() -> bool:

@@ -34,6 +34,7 @@ EXAMPLES = """examples:
   arena play --game mancala --opponent mcts:iterations=20000
   arena serve
   arena check-game mygame --plugin mygame
+  arena engine --game kalah --agent alphabeta:depth=8
 """
 
 
