@@ -3,30 +3,30 @@ writes its replies (``arena engine`` runs it on standard input and output).
 
 What it does with each command:
 
-=============  ================================================================================
-``ugi``        ``id name``, ``id author``, an ``option`` per agent parameter and ``Seed``, ``ugiok``
-               (nothing is compiled before ``isready``)
-``isready``    the first one compiles (or loads from numba's cache) the agent's kernels for the
-               game; ``readyok``
-``setoption``  an agent parameter (the agent is made again with it) or ``Seed``
-``uginewgame`` the agent forgets the last game and is re-seeded with ``Seed``: every game of a
-               session plays as the first one would
-``position``   ``startpos``, ``fen`` or, for Dominoes, ``deal`` (:mod:`board_arena.ugi.dominoes`),
-               then ``moves``; a malformed one or an illegal move is reported (``info string``
-               and standard error) and leaves no position
-``go``         searches in a thread with the ``go`` budget (the mover's clock, ``movetime``,
-               ``depth``, ``nodes``), or the agent's own when ``go`` gives none; ``info`` with
-               depth, nodes, score, time, nps and the move chosen as the pv; ``bestmove``
-``go infinite``  searches in rounds, each a time-limited search of the agent (the first
-               ``FIRST_ROUND`` seconds, each next one twice as long, at most ``LONGEST_ROUND``),
-               an ``info`` line after each, until ``stop``
-``stop``       ends ``go infinite`` at the end of its current round with the last round's move; a
-               search with a budget is not cut short (a compiled search cannot be interrupted):
-               its ``bestmove`` comes when it ends
-``query``      ``gameover``, ``p1turn``, ``result`` by our rules
-``quit``       exits at once (a search with a budget is abandoned); at the end of the input the
-               search under way ends first
-=============  ================================================================================
+================  ================================================================================
+``ugi``           ``id name``, ``id author``, an ``option`` per agent parameter and ``Seed``, ``ugiok``
+                  (nothing is compiled before ``isready``)
+``isready``       the first one compiles (or loads from numba's cache) the agent's kernels for the
+                  game; ``readyok``
+``setoption``     an agent parameter (the agent is made again with it) or ``Seed``
+``uginewgame``    the agent forgets the last game and is re-seeded with ``Seed``: every game of a
+                  session plays as the first one would
+``position``      ``startpos``, ``fen`` or, for Dominoes, ``deal`` (:mod:`board_arena.ugi.dominoes`),
+                  then ``moves``; a malformed one or an illegal move is reported (``info string``
+                  and standard error) and leaves no position
+``go``            searches in a thread with the ``go`` budget (the mover's clock, ``movetime``,
+                  ``depth``, ``nodes``), or the agent's own when ``go`` gives none; ``info`` with
+                  depth, nodes, score, time, nps and the move chosen as the pv; ``bestmove``
+``go infinite``   searches in rounds, each a time-limited search of the agent (the first
+                  ``FIRST_ROUND`` seconds, each next one twice as long, at most ``LONGEST_ROUND``),
+                  an ``info`` line after each, until ``stop``
+``stop``          ends ``go infinite`` at the end of its current round with the last round's move; a
+                  search with a budget is not cut short (a compiled search cannot be interrupted):
+                  its ``bestmove`` comes when it ends
+``query``         ``gameover``, ``p1turn``, ``result`` by our rules
+``quit``          exits at once (a search with a budget is abandoned); at the end of the input the
+                  search under way ends first
+================  ================================================================================
 
 Unknown commands are ignored, as UCI engines do (a note on standard error). Every reply line is
 flushed at once. Replies come from the thread that reads the commands, which a compiled search
