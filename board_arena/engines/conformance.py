@@ -9,14 +9,14 @@ check that found it (empty when the game conforms), so that a command can print 
     []
 
 It plays random games to the end through the Python face and checks, at every position, the
-checks of :data:`CHECKS`: legal-move invariants (unique ids in range, at most ``MAX_MOVES``, none
-exactly at the end), notation round trips, illegal moves refused with one line, ``illegal_reason``
-0 exactly for the legal moves, copies independent and hashes stable, the heuristic inside
-(-1, 1), the rendering, the action mapping and the observations, and for hidden-information games
-each player's view and worlds sampled from it; at the end: the outcome and returns, the end
-reason, a record that replays, and that the same seed gives the same game. Then the contract's
-random moves (exactly uniform, reproducible, the playout move for move the default loop's) and,
-unless ``quick``, a compiled run against a pure-Python one (``NUMBA_DISABLE_JIT=1``).
+checks of :data:`CHECKS`: legal-move invariants (unique ids in range, at most ``MAX_MOVES``,
+none exactly at the end), notation round trips, position strings read back (games that write
+them), illegal moves refused with one line, ``illegal_reason`` 0 exactly for the legal moves,
+copies independent and hashes stable, the heuristic inside (-1, 1), the rendering, the action
+mapping and the observations, and for hidden-information games each player's view and worlds
+sampled from it; at the end: the outcome and returns, the end reason, a record that replays, and
+that the same seed gives the same game. Then the contract's random moves (exactly uniform,
+reproducible, the playout move for move the default loop's) and, unless ``quick``, a compiled run against a pure-Python one (``NUMBA_DISABLE_JIT=1``).
 
 :func:`check_conformance` runs the same checks and raises at the first failure (for tests, which
 add a game invariant of their own); :func:`kernel_digest` hashes seeded random games played
@@ -38,6 +38,7 @@ import numpy as np
 from board_arena.engines import contract
 from board_arena.engines.errors import IllegalMoveError
 from board_arena.engines.game import Game, GameRecord, State
+from board_arena.engines.notation import Notation
 from board_arena.engines.registry import game_class, make
 from board_arena.kernels import kernel, rng_below, rng_from_seed, rng_state_for
 
@@ -68,6 +69,7 @@ CHECKS: dict[str, str] = {
     "copy-and-hash": "a copy hashes alike, a move applied to a copy leaves the original alone",
     "render": "the drawing is a string, of the game's state and of each player's view",
     "notation": "every legal move's notation parses back to the move",
+    "position-string": "a game that writes position strings (fen) reads each back to an equal state: one line, same moves and hash",
     "illegal-moves": "an illegal move id is refused with an IllegalMoveError of one line",
     "illegal-reasons": "illegal_reason is 0 exactly for the legal moves; other codes have one line of words",
     "actions": "the action mapping is a bijection on the legal moves, the mask exactly their actions",
@@ -168,6 +170,20 @@ def _check_heuristic(state: State) -> None:
     if not state.is_terminal():
         h = state.heuristic()
         _expect(-1.0 < h < 1.0, f"heuristic {h} outside (-1, 1)")
+
+
+def _check_position_string(state: State) -> None:
+    game = state.game
+    if not game.perfect_information or type(game.notation).fen is Notation.fen:
+        return  # no position strings (a hidden-information game, or a game that writes none)
+    text = state.fen()
+    _expect(isinstance(text, str) and text == " ".join(text.split()) and text.isascii() and text.isprintable(),
+            f"the position string {text!r} is not one line of printable words")
+    _expect("moves" not in text.split(), f"the position string {text!r} holds the word moves (UGI's position command ends there)")
+    again = game.from_fen(text)
+    _expect(again == state, f"the position string {text!r} reads back to another state")
+    _expect(again.legal_moves() == state.legal_moves() and again.hash() == state.hash(),
+            f"the state read from {text!r} has other legal moves or another hash")
 
 
 def _check_copy(state: State) -> None:
@@ -324,6 +340,7 @@ _POSITION_CHECKS: tuple[tuple[str, Callable[[State], None]], ...] = (
     ("copy-and-hash", _check_copy),
     ("render", _check_render),
     ("notation", _check_notation),
+    ("position-string", _check_position_string),
     ("illegal-moves", _check_illegal_moves),
     ("illegal-reasons", check_illegal_reasons),
     ("actions", check_actions),

@@ -19,7 +19,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "check-game",
         help="check that a game keeps the contract every agent relies on",
         description="Play random games of a game through its Python face and its kernels and check the "
-        "contract at every position (legal moves, notation, illegal moves refused, copies, hashes, "
+        "contract at every position (legal moves, notation, position strings, illegal moves refused, copies, hashes, "
         "actions, observations, views, outcomes, records, seeds, random moves and playouts, and a "
         "compiled run against a pure-Python one). GAME alone checks every preset of its family; "
         "GAME:param=value,... one variant. Lists each failure by the check that found it; exit status 1 if one does.",
