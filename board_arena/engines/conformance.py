@@ -16,7 +16,8 @@ copies independent and hashes stable, the heuristic inside (-1, 1), the renderin
 mapping and the observations, and for hidden-information games each player's view and worlds
 sampled from it; at the end: the outcome and returns, the end reason, a record that replays, and
 that the same seed gives the same game. Then the contract's random moves (exactly uniform,
-reproducible, the playout move for move the default loop's) and, unless ``quick``, a compiled run against a pure-Python one (``NUMBA_DISABLE_JIT=1``).
+reproducible, the playout move for move the default loop's) and, unless ``quick``, a compiled
+run against a pure-Python one (``NUMBA_DISABLE_JIT=1``).
 
 :func:`check_conformance` runs the same checks and raises at the first failure (for tests, which
 add a game invariant of their own); :func:`kernel_digest` hashes seeded random games played
