@@ -149,6 +149,8 @@ class UGIEngine:
             self.note(str(error))
         except ValueError as error:  # a bad option value, a view that does not fit
             self.note(f"{command}: {error}")
+        except Exception as error:  # whatever else goes wrong costs this command, not the engine
+            self.note(f"{command} failed: {type(error).__name__}: {error}")
         return True
 
     def _ugi(self, words: list[str]) -> None:

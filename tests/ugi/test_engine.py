@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from board_arena import engines
@@ -88,6 +89,19 @@ def test_a_failing_agent_costs_its_move_not_the_engine(monkeypatch):
     engine.handle("query p1turn")
     assert out.getvalue().splitlines()[-1] == "response true"
     assert "out of cheese" in err.getvalue()
+
+
+@pytest.mark.parametrize("game", ["kalah", "morabaraba", "konane", "dominoes"])
+def test_random_garbage_never_ends_the_engine(game):
+    engine, out, err = start(game=game, agent="random")
+    choose = np.random.default_rng(5)
+    words = ["position", "startpos", "fen", "deal", "moves", "go", "query", "setoption", "name", "value", "seat", "hand",
+             "leader", "over", "0", "1", "-3", "6-6", "draw:1-1", "a", "c", "d6", "b3-b5", "x", "//", "\u00e9", "999999999999999999"]
+    for _ in range(300):
+        line = " ".join(choose.choice(words, size=choose.integers(0, 8)))
+        assert engine.handle(line) is True
+        engine.wait()
+    assert engine.handle("quit") is False
 
 
 def test_setoption_changes_the_agent_and_uginewgame_reseeds_it():

@@ -5,6 +5,7 @@ UGI host (cutegames, or the arena's own, ``board_arena.ugi``); see ``docs/protoc
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import secrets
 import sys
@@ -50,7 +51,9 @@ def handle(args: argparse.Namespace) -> int:
     game = make(name, **params)
     seed = secrets.randbits(63) if args.seed is None else args.seed
     engine = UGIEngine(game, args.agent, seed)
-    if engine.run(sys.stdin):
+    # Bytes that are not UTF-8 make a command that nothing matches, not an error that ends the engine.
+    commands = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+    if engine.run(commands):
         # quit during a search with a budget: a compiled search cannot be interrupted, and the
         # interpreter would wait for it at exit.
         sys.stdout.flush()
