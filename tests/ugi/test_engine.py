@@ -102,6 +102,7 @@ def test_random_garbage_never_ends_the_engine(game):
         assert engine.handle(line) is True
         engine.wait()
     assert engine.handle("quit") is False
+    assert " failed: " not in out.getvalue()  # every bad line met a check that says what is wrong
 
 
 def test_setoption_changes_the_agent_and_uginewgame_reseeds_it():

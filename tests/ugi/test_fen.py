@@ -116,6 +116,7 @@ BAD = [
     ("morabaraba", ".../.../.../....../.../.../..X w 12,12 0 0 0 -/-", "7 rows"),
     ("morabaraba", "WWW/.../.../....../.../.../... w 12,12 0 0 0 -/-", "15 cows"),
     ("morabaraba", "W../.../.../....../.../.../... w 11,12 1 0 0 -/-", "White places first"),
+    ("morabaraba", "WW./BBB/.../....../.../.../... b 0,0 40 3 0 -/-", "White has 2 cows"),
     ("morabaraba", ".../.../.../....../.../.../... w 12,12 0 0 0 a7-d7-g7/-", "no_immediate_remill"),
     ("nine-mens-morris", ".../.../.../....../.../.../... w 9,9 0 0 0 a7-b6-c5/-", "not a mill"),
     ("nine-mens-morris", ".../.../.../....../.../.../... w 9,9 201 0 0 -/-", "from 0 to 200"),

@@ -76,8 +76,9 @@ def read_fen(game: Game, text: str) -> State:
         total = stones[side].bit_count() + in_hand[side]
         if total > cows:
             raise refuse(game, text, f"{names[side]} has {total} cows on the board and in hand; this variant has {cows}", form)
-        if total < 2:
-            raise refuse(game, text, f"{names[side]} has {total} cows: a game ends when a player is down to two", form)
+        # A player down to two cows loses at its turn, so only the player to move can have two.
+        if total < (2 if side == to_move else 3):
+            raise refuse(game, text, f"{names[side]} has {total} cows: a game ends when the player to move is down to two", form)
     placed = [cows - in_hand[0], cows - in_hand[1]]
     # White places first and the players alternate: while cows are in hand, White has placed one
     # more than Black exactly when Black is to move.
