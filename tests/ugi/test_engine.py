@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from board_arena import engines
+from board_arena.agents import Limit
 from board_arena.ugi.engine import UGIEngine
 from tests.support.cli import arena_cli
 from tests.support.ugi_sessions import DATA, SCRIPTS, Driver, matches, read_session
@@ -103,6 +104,24 @@ def test_random_garbage_never_ends_the_engine(game):
         engine.wait()
     assert engine.handle("quit") is False
     assert " failed: " not in out.getvalue()  # every bad line met a check that says what is wrong
+
+
+def test_go_hands_the_movers_clock_or_the_agents_own_budget_to_the_search(monkeypatch):
+    engine, out, _ = start(agent="alphabeta:depth=3")
+    limits = []
+    search = engine.agent.search
+
+    def recording(state, limit=None):
+        limits.append(limit)
+        return search(state, limit)
+
+    monkeypatch.setattr(engine.agent, "search", recording)
+    engine.handle("position startpos moves a")  # South sows a into b-e: North (p2) to move
+    for line in ("go p1time 1000 p2time 20000 p1inc 10 p2inc 300", "go movetime 40", "go"):
+        engine.handle(line)
+        engine.wait()
+    assert limits == [Limit(remaining=20.0, increment=0.3), Limit(time=0.04), None]
+    assert out.getvalue().count("bestmove ") == 3
 
 
 def test_setoption_changes_the_agent_and_uginewgame_reseeds_it():
