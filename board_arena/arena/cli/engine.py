@@ -14,6 +14,13 @@ from board_arena.arena.cli.options import add_plugin_option, integer
 
 __all__ = ["add_parser", "handle"]
 
+DESCRIPTION = """\
+Run an agent as a UGI engine (the Universal Game Interface: UCI for any two-player game):
+commands on standard input, replies on standard output, notes on standard error. UGI's p1 is
+the game's first player; moves are in the game's notation; a position is startpos or a position
+string (fen) with the moves since, and Dominoes is told its seat's view (position deal ...).
+See docs/protocol.md."""
+
 EPILOG = """examples:
   arena engine --game kalah --agent alphabeta:depth=8
   arena engine --game konane --agent mcts:iterations=2000 --seed 7
@@ -25,10 +32,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     engine = commands.add_parser(
         "engine",
         help="speak UGI on stdin/stdout: an agent as an engine for a UGI host",
-        description="Run an agent as a UGI engine (the Universal Game Interface, UCI for any two-player "
-        "game): commands on standard input, replies on standard output, notes on standard error. "
-        "UGI's p1 is the game's first player; moves are in the game's notation; Dominoes is told its "
-        "seat's view (position deal ...). See docs/protocol.md.",
+        description=DESCRIPTION,
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
