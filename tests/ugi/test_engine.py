@@ -5,8 +5,10 @@ answers and exits on ``quit`` and at the end of its input."""
 
 import io
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -39,6 +41,31 @@ def test_recorded_session_replays(name):
             assert matches(want, got), (sent, want, got)
             if got.startswith("bestmove ") and got != "bestmove (none)":
                 assert got.split()[1] in driver.legal_moves(), (sent, got)
+
+
+@pytest.mark.parametrize("name", ["kalah.ugi", "konane.ugi", "dominoes.ugi"])
+def test_recorded_session_replays_through_the_arena_engine_command(name):
+    session = read_session(DATA / name)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    command = [sys.executable, "-m", "board_arena.arena.cli", "engine", "--game", session.game, "--agent", session.agent,
+               "--seed", str(session.seed)]
+    engine = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    replies: queue.Queue = queue.Queue()
+    reader = threading.Thread(target=lambda: [replies.put(line.rstrip("\n")) for line in engine.stdout], daemon=True)
+    reader.start()
+    try:
+        for sent, expected in session.steps:
+            engine.stdin.write(sent + "\n")
+            engine.stdin.flush()
+            for want in expected:
+                got = replies.get(timeout=180)  # generous: the machine may be loaded
+                assert matches(want, got), (sent, want, got)
+        assert engine.wait(timeout=60) == 0
+        reader.join(timeout=60)  # the engine has closed its output: the reader ends
+        assert replies.empty()  # nothing more than the recorded replies
+    finally:
+        engine.kill()
+        engine.wait()
 
 
 def start(game="kalah", agent="alphabeta:depth=3", seed=1):
