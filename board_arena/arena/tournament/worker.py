@@ -9,6 +9,7 @@ import ctypes
 import json
 import signal
 import sys
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -224,9 +225,12 @@ class GamePlayer:
             if board is not None:
                 board.searching(mover, allowed)
             try:
-                move = agent.select_move(agent.observe(state, mover), limit)
-            except Exception as error:  # an agent's failure must not stop the tournament
-                end_reason = f"error in seat {mover} ({specs[mover]}): {error}"
+                with UserInterrupts():
+                    move = agent.select_move(agent.observe(state, mover), limit)
+            except UserInterrupt:
+                raise KeyboardInterrupt from None  # the person's Ctrl-C stops the run as ever
+            except BaseException as error:  # an agent's failure, however it ends, costs only its game
+                end_reason = f"error in seat {mover} ({specs[mover]}): {failure_words(error)}"
             finally:
                 took = time.perf_counter() - start
                 thinking[mover] += took
@@ -289,6 +293,52 @@ class GamePlayer:
         )
         on_clock = clock.remaining[seat] + settings.tc_margin
         return limit, on_clock if allowed is None else min(allowed, on_clock)
+
+
+def failure_words(error: BaseException) -> str:
+    """What an agent's search ended with, for its game's end reason: the exception's type and
+    message (``RuntimeError: boom``, ``MemoryError``), or how it tried to end the process
+    (``exited with status 0 in its search``)."""
+    if isinstance(error, SystemExit):
+        return f"exited with status {error.code if error.code is not None else 0} in its search"
+    if isinstance(error, KeyboardInterrupt):
+        return "raised KeyboardInterrupt in its search"
+    message = str(error)
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+class UserInterrupt(BaseException):
+    """A Ctrl-C that came while an agent searched (:class:`UserInterrupts`)."""
+
+
+class UserInterrupts:
+    """Tells the person's Ctrl-C from an agent's own ``KeyboardInterrupt`` while it searches in
+    the main thread: SIGINT, when handled by Python (the run's process), is caught here and
+    raised as :class:`UserInterrupt` once the search is over, or at once through the handler
+    that was in place. In a worker process, which ignores SIGINT, every ``KeyboardInterrupt``
+    is the agent's."""
+
+    def __init__(self) -> None:
+        self.previous: Any = None
+        self.received = False
+
+    def __enter__(self) -> "UserInterrupts":
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGINT)
+            if callable(previous):
+                self.previous = previous
+                signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.received = True
+        self.previous(signum, frame)
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        if self.received:  # raised through the handler, or dropped on the way (ctypes drops some)
+            raise UserInterrupt
 
 
 def lost_on_time(seat: int, spec: str, seconds: float, settings: TournamentSettings, clock: float | None = None) -> str:
