@@ -36,11 +36,17 @@ SLOW_SEARCH = 0.01
 
 
 def _replace(path: str, data: dict[str, Any]) -> None:
-    """Writes ``data`` as JSON to ``path`` whole (aside, then renamed over it)."""
+    """Writes ``data`` as JSON to ``path`` whole (aside, then renamed over it); on a failure (a
+    full disk) nothing is left aside."""
     aside = f"{path}.{os.getpid()}.tmp"
-    with open(aside, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, separators=(",", ":"))
-    os.replace(aside, path)
+    try:
+        with open(aside, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, separators=(",", ":"))
+        os.replace(aside, path)
+    except OSError:
+        if os.path.exists(aside):
+            os.remove(aside)
+        raise
 
 
 class LiveRun:
@@ -51,10 +57,15 @@ class LiveRun:
         self.folder = os.path.join(out_dir, LIVE_FOLDER)
 
     def begin(self) -> None:
+        """Raises ValueError when the folder cannot be written (a full disk), leaving none."""
         shutil.rmtree(self.folder, ignore_errors=True)
-        os.makedirs(self.folder, exist_ok=True)
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        _replace(os.path.join(self.folder, RUN_FILE), {"pid": os.getpid(), "host": socket.gethostname(), "started": started})
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            _replace(os.path.join(self.folder, RUN_FILE), {"pid": os.getpid(), "host": socket.gethostname(), "started": started})
+        except OSError as error:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise ValueError(f"cannot write in the run folder {os.path.dirname(self.folder)}: {error.strerror or error}") from None
 
     def end(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

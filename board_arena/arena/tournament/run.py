@@ -341,14 +341,19 @@ def run_tournament(
     # Joined before the run folder is made: a bad cluster address leaves nothing behind. The
     # pool plays the stored settings: they are these (RunStore.open refuses any other run).
     with make_pool(settings, concurrency, cluster, in_process) as pool:
-        with RunLock(out_dir):
+        with RunLock(out_dir) as lock:
             store = RunStore(out_dir)
             live = LiveRun(out_dir)  # the games in progress, for arena serve (arena.tournament.live)
             try:
-                store.open(settings)
-                if not isinstance(pool, RayPool):
-                    live.begin()
-                    pool.live_dir = live.folder
+                try:
+                    store.open(settings)
+                    if not isinstance(pool, RayPool):
+                        live.begin()
+                        pool.live_dir = live.folder
+                except ValueError:  # a full disk, say: a folder made for this run goes again
+                    store.close()
+                    lock.discard_made_folder = True
+                    raise
                 compilations = _play_missing(pool, store, out_dir, progress, on_result, skip_invalid)
             finally:
                 live.end()
