@@ -757,6 +757,22 @@ def test_a_person_learns_the_deal_of_dominoes_only_at_the_end(server):
     assert status == 409 and "holds the deal" in answer["error"]
 
 
+def test_undo_after_a_dominoes_game_ended_is_refused_as_it_would_reveal_the_hands(server):
+    view = new_game(server, game="dominoes", seats=[None, "random"], seed=4)
+    game_id = view["id"]
+    while view["result"] is None:
+        if view["agent_to_move"]:
+            status, view = agent_move(server, game_id)
+        else:
+            status, view = request(server, "POST", f"/api/games/{game_id}/move", {"move": view["moves"][0]["name"]})
+        assert status == 200, view
+    assert view["seed"] == 4 and view["board"]["hands"][1] is not None and not view["can_undo"]
+    status, answer = request(server, "POST", f"/api/games/{game_id}/undo")
+    assert status == 409 and "start a new game" in answer["error"]
+    status, view = request(server, "GET", f"/api/games/{game_id}")
+    assert view["result"] is not None, "the game stays over"
+
+
 def test_a_random_side_comes_from_the_seed():
     games = GameServer()
     sides = {seed: games.new_game({"game": "kalah", "seats": [None, "random"], "seed": seed, "random_side": True})[1].human for seed in range(8)}
