@@ -896,3 +896,57 @@ def test_a_run_is_read_without_writing_and_its_games_in_progress_are_shown(tmp_p
     finally:
         stop_server(server)
     assert folder_state(folder) == before  # the server wrote nothing in the run's folder
+
+
+@pytest.mark.parametrize("name", ["my run", 'a <b> "c"', "été"])
+def test_a_run_whose_folder_name_needs_percent_encoding_opens(tmp_path, name):
+    from urllib.parse import quote
+
+    from board_arena.arena.tournament.run import run_tournament
+    from board_arena.arena.tournament.settings import TournamentSettings
+
+    settings = TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2, seed=1)
+    run_tournament(settings, str(tmp_path / "runs" / name), concurrency=1, progress=False, in_process=True)
+    server = start_server(runs_dir=str(tmp_path / "runs"))
+    try:
+        assert request(server, "GET", "/api/runs")[1]["runs"] == [{"name": name, "running": False}]
+        status, summary = request(server, "GET", f"/api/runs/{quote(name)}")
+        assert status == 200 and summary["name"] == name and summary["done"] == 2
+        assert request(server, "GET", f"/api/runs/{quote(name)}/games/0")[0] == 200
+        assert request(server, "GET", "/api/runs/%FF%FE")[0] == 400
+        assert request(server, "GET", f"/api/runs/{quote('../' + name)}")[0] == 404
+    finally:
+        stop_server(server)
+
+
+@pytest.mark.parametrize("entry, shown", [
+    ({"moves": ["zz"]}, 422),
+    ({"game_seed": "../../etc/passwd"}, 404),
+    ({"players": "greedy"}, 404),
+    ({"moves": None}, 404),
+    ({"to_move": 7}, 404),
+    ({"game_id": -1}, 404),
+])
+def test_a_malformed_live_file_is_skipped_or_refused_in_a_4xx(tmp_path, entry, shown):
+    from board_arena.arena.tournament.live import LiveRun
+    from board_arena.arena.tournament.run import run_tournament
+    from board_arena.arena.tournament.settings import TournamentSettings
+
+    settings = TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2, seed=1)
+    folder = tmp_path / "runs" / "demo"
+    run_tournament(settings, str(folder), concurrency=1, progress=False, in_process=True)
+    live = LiveRun(str(folder))
+    live.begin()
+    written = {"pid": os.getpid(), "game_id": 7, "players": ["greedy", "random"], "game_seed": 3,
+               "moves": [], "to_move": 0, "over": False, **entry}
+    (folder / "live" / "1.json").write_text(json.dumps(written))
+    server = start_server(runs_dir=str(tmp_path / "runs"))
+    try:
+        status, summary = request(server, "GET", "/api/runs/demo")
+        assert status == 200
+        assert len(summary["in_progress"]) == (1 if shown == 422 else 0), "a malformed file is skipped"
+        status, answer = request(server, "GET", "/api/runs/demo/games/7")
+        assert status == shown and "\n" not in answer["error"], answer
+    finally:
+        stop_server(server)
+        live.end()
