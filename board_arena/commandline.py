@@ -16,7 +16,10 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NoReturn, Sequence
 
-__all__ = ["OneLineParser", "positive_int", "int_list", "run_script", "script_status", "interrupts_kept", "interrupt_handled"]
+__all__ = [
+    "OneLineParser", "positive_int", "int_list", "run_script", "script_status", "interrupts_kept", "interrupt_handled",
+    "ignoring_interrupts",
+]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -150,3 +153,17 @@ def script_status(
     except ValueError as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
+
+
+@contextmanager
+def ignoring_interrupts() -> Iterator[None]:
+    """SIGINT ignored inside (in the main thread): for work that an interrupt must not cut short,
+    such as stopping the workers, and for starting them (a child inherits the ignore)."""
+    if threading.current_thread() is not threading.main_thread():  # signal() works there only
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -48,11 +48,11 @@ from board_arena.arena.tournament.pool import (
     Slot,
     WorkerDied,
     WorkerPool,
-    ignoring_interrupts,
 )
 from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.tournament.store import GameResult
 from board_arena.arena.tournament.worker import die_with_parent
+from board_arena.commandline import ignoring_interrupts
 
 __all__ = ["ClusterAddress", "parse_cluster", "check_reachable", "import_ray", "RayPool", "INSTALL_HINT"]
 

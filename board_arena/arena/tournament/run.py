@@ -23,7 +23,6 @@ from board_arena.arena.tournament.pool import (
     InlinePool,
     ProcessPool,
     WorkerPool,
-    ignoring_interrupts,
 )
 from board_arena.arena.tournament.report import write_report
 from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
@@ -33,6 +32,7 @@ from board_arena.arena.tournament.verify import (
     InvalidGamesError,
     verify_games,
 )
+from board_arena.commandline import ignoring_interrupts
 
 if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
     import pandas
