@@ -87,7 +87,7 @@ def timing(solution) -> str:
 
 
 def solve_one(args) -> None:
-    name, params = agents.parse_spec(args.game)
+    name, params = agents.parse_spec(args.game, kind="game")
     game = engines.make(name, **params)
     state = game.new_initial_state(args.seed)
     if args.endgame and game.endgame is None:

@@ -46,7 +46,7 @@ def split_agent_list(text: str) -> list[str]:
 
 def parse_game_spec(text: str) -> tuple[str, dict[str, str]]:
     """``kalah`` or ``kalah:pits=5,seeds=3`` -> (name, raw parameters); same syntax as agents."""
-    return agents.parse_spec(text)
+    return agents.parse_spec(text, kind="game")
 
 
 def parse_param_options(items: Iterable[str]) -> dict[str, str]:
