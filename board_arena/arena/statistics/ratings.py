@@ -188,7 +188,9 @@ def import_pandas(method: str, instead: str) -> Any:
     try:
         import pandas
     except ImportError:
-        raise ImportError(f"{method} needs pandas: pip install pandas ({instead} needs nothing)") from None
+        raise ImportError(
+            f'{method} needs pandas: pip install pandas, or pip install -e ".[notebook]" ({instead} needs nothing)'
+        ) from None
     return pandas
 
 
