@@ -158,10 +158,10 @@ class RunStore:
                 tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             finally:
                 connection.close()
-        except sqlite3.DatabaseError as error:
-            if "not a database" in str(error):
-                raise ValueError(f"{self.path} is not an arena results database ({error}); {self._elsewhere()}") from None
-            raise ValueError(f"cannot read the results database {self.path}: {error}{full_disk(self.out_dir)}") from None
+        except sqlite3.Error as error:
+            if full_disk(self.out_dir):  # SQLite's "disk I/O error": it could not make its files
+                raise ValueError(f"cannot read the results database {self.path}: {error}{full_disk(self.out_dir)}") from None
+            raise ValueError(f"{self.path} is not an arena results database ({error}); {self._elsewhere()}") from None
         # An arena database, or an empty file; earlier versions did not set the application id.
         if application_id == APPLICATION_ID or not tables or (application_id == 0 and tables == _OUR_TABLES):
             return
