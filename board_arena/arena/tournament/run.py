@@ -338,6 +338,8 @@ def run_tournament(
         arena.tournament.pool.WorkerLost: workers kept dying (the games finished are stored).
     """
     out_dir = out_dir or settings.default_out_dir()
+    if settings.adjudication is not None:  # built once here, not by every worker at once
+        settings.adjudication.load_database(settings.make_game(), progress=progress)
     # Joined before the run folder is made: a bad cluster address leaves nothing behind. The
     # pool plays the stored settings: they are these (RunStore.open refuses any other run).
     with make_pool(settings, concurrency, cluster, in_process) as pool:
