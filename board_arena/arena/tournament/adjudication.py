@@ -47,6 +47,7 @@ __all__ = [
     "ADJUDICATED",
     "MAX_RULE_MOVES",
     "parse_verdict",
+    "perfect_reason",
 ]
 
 #: How every adjudicated game's end reason begins.
