@@ -290,3 +290,16 @@ def test_complete_games_against_our_agents(engine, opponent):
         assert queried(engine, "position startpos moves " + " ".join(moves)) == answers(state)
         if opponent == "random":
             assert state.outcome() == (1.0 if engine_seat == 0 else -1.0), "a depth-6 search beats random play"
+
+
+def test_an_infinite_search_answers_isready_and_ends_at_stop(engine):
+    state = kalah().new_initial_state()
+    engine.send("position startpos", "go infinite", "isready")
+    replies = []
+    while (line := engine.reply()) != "readyok":  # answered while it searches
+        replies.append(line)
+    engine.send("stop")
+    while not (line := engine.reply()).startswith("bestmove "):
+        replies.append(line)
+    assert game_is_legal(state, line.split()[1])
+    check_infos([r for r in replies if not r.startswith("info string")], state)
