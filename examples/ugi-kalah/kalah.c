@@ -240,7 +240,7 @@ static void say(const char *text) {
 
 /* During a search: "stop" and "quit" end it, "isready" is answered at once. */
 static void check_input(Search *s) {
-    char line[MAX_LINE];
+    static char line[MAX_LINE];
     while (next_line(line, 0)) {
         if (strcmp(line, "stop") == 0) s->stopped = 1;
         else if (strcmp(line, "quit") == 0) s->stopped = s->quit_after = 1;
@@ -345,7 +345,7 @@ static void position(char **words, int count) {
     if (i < count && strcmp(words[i], "startpos") == 0) {
         board_start(&b);
         i++;
-    } else if (i + 4 < count + 0 && strcmp(words[i], "fen") == 0 && read_fen(&b, words + i + 1)) {
+    } else if (i + 4 < count && strcmp(words[i], "fen") == 0 && read_fen(&b, words + i + 1)) {
         i += 5;
     } else {
         say("info string position: give startpos or fen SOUTH/NORTH STORE_S STORE_N S|N, then moves");
@@ -379,8 +379,8 @@ static int has_word(char **words, int count, const char *name) {
 }
 
 int main(void) {
-    char line[MAX_LINE];
-    char *words[MAX_LINE / 2];
+    static char line[MAX_LINE];
+    static char *words[MAX_LINE / 2 + 1]; /* a line of n characters holds at most n / 2 + 1 words */
     board_start(&board);
     while (next_line(line, 1)) {
         int count = 0;

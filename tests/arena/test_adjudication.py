@@ -80,6 +80,14 @@ def test_resign_ends_the_game_as_the_loss_of_the_side_both_agree_is_lost(tmp_pat
     assert verify_games(settings, stored(tmp_path, settings, games), thorough=True) == []
 
 
+def test_resign_waits_for_the_values_to_be_reported():
+    _, at_once = played("kalah", ["valued:value=-0.95", "valued:value=0.95"], "resign=0.9:2")
+    _, later = played("kalah", ["valued:value=-0.95,after=4", "valued:value=0.95"], "resign=0.9:2")
+    for now, then in zip(at_once, later):
+        assert now.end_reason.startswith("adjudicated: resign by seat ") and then.end_reason.startswith("adjudicated: resign by seat ")
+        assert now.plies < then.plies and then.plies > 4, "the losing side's values count from ply 4 on"
+
+
 @pytest.mark.parametrize("specs", [
     ["valued:value=-0.95", "valued:value=0.5"],  # the winner is not sure enough
     ["valued:value=-0.5", "valued:value=0.95"],  # the loser is not sure enough
