@@ -5,7 +5,10 @@ end by the rules. The end reason is stored, the result counts in the ratings, ve
 accepts an honest adjudication and names a wrong one, a resume keeps the rules and refuses
 others, and a bad flag is one line with status 2."""
 
+import json
 import os
+import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -243,3 +246,18 @@ def test_a_bad_adjudicate_flag_is_one_line_with_status_2(flag, words, tmp_path):
     assert status == 2 and out == ""
     assert words in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "r").exists()
+
+
+def test_arena_verify_checks_the_quoted_values_against_the_per_move_log(tmp_path):
+    folder = tmp_path / "run"
+    status, _, err = arena_cli(*run_args(folder, "--adjudicate", "resign=0.9:3"))
+    assert status == 0, err
+    status, out, err = arena_cli("verify", str(folder))
+    assert status == 0, out + err
+    with closing(sqlite3.connect(folder / "results.sqlite")) as db, db:
+        log = json.loads(db.execute("SELECT searches FROM games WHERE id = 1").fetchone()[0])
+        last = max(i for i, entry in enumerate(log) if len(entry) > 1)
+        log[last][1] = -log[last][1]  # the log no longer holds the value the end reason quotes
+        db.execute("UPDATE games SET searches = ? WHERE id = 1", (json.dumps(log),))
+    status, out, _ = arena_cli("verify", str(folder))
+    assert status == 1 and "game 1: the values its end reason quotes are not the last ones its per-move log holds" in out

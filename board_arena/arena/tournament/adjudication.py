@@ -45,6 +45,7 @@ __all__ = [
     "Adjudicator",
     "Verdict",
     "ADJUDICATED",
+    "SCORE_RULES",
     "MAX_RULE_MOVES",
     "parse_verdict",
     "perfect_reason",
@@ -52,6 +53,8 @@ __all__ = [
 
 #: How every adjudicated game's end reason begins.
 ADJUDICATED = "adjudicated: "
+#: How the end reasons of the games adjudicated by a score rule begin.
+SCORE_RULES = (ADJUDICATED + "resign ", ADJUDICATED + "draw ")
 #: The longest run of moves a score rule may ask for (a typo must not ask for a million).
 MAX_RULE_MOVES = 1000
 #: The latest ply a draw rule may start at.
