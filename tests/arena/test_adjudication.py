@@ -219,8 +219,10 @@ def test_a_run_stores_the_rules_counts_the_results_and_resumes_only_with_the_sam
 
 
 def test_the_run_process_builds_the_database_before_its_workers_play(cache, tmp_path):
-    """Kalah(3, 2) has 12 seeds: a database of 12 holds its start, which South wins by 4."""
-    settings = TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2, adjudication="perfect=12")
+    """Kalah(3, 2) has 12 seeds: the default database, of 12, holds its start, which South wins
+    by 4; the settings store the size chosen."""
+    settings = TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2, adjudication="perfect")
+    assert settings.adjudication.spec == "perfect=12" and not any(cache.rglob("*.egdb")), "chosen, not built yet"
     run = run_tournament(settings, str(tmp_path / "run"), concurrency=1, progress=False)
     assert [(g.plies, g.result, g.score, g.end_reason) for g in run.games] == [(0, 1.0, 4, "adjudicated: perfect play, seat 0 wins by 4")] * 2
     assert run.worker_compilations == 0

@@ -11,8 +11,9 @@ Three rules, any of them on:
   last ``N`` values each lie within ``V`` of 0. The game ends drawn (score 0).
 * **perfect** ``perfect`` or ``perfect=K``: a position that the game's perfect-play oracle knows
   (its endgame databases, :meth:`engines.EndgameDatabases.perfect_play`; Kalah: every position
-  with at most ``K`` seeds on the board, the game's default size when ``K`` is not given) ends
-  the game with the result and final score of perfect play from there.
+  with at most ``K`` seeds on the board; when ``K`` is not given, the game's default size at the
+  time the run is set up, which its settings then store) ends the game with the result and final
+  score of perfect play from there.
 
 An agent that reports no value for a move (``last_search`` None or without a value) breaks its
 run of values: the score rules never end a game on values not reported. Each adjudicated game
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:
@@ -147,9 +148,9 @@ class Adjudication:
         """The rules as :meth:`parse` reads them (what a run's settings store)."""
         parts = []
         if self.resign is not None:
-            parts.append(f"resign={self.resign.value:g}:{self.resign.moves}")
+            parts.append(f"resign={self.resign.value!r}:{self.resign.moves}")
         if self.draw is not None:
-            parts.append(f"draw={self.draw.after}:{self.draw.value:g}:{self.draw.moves}")
+            parts.append(f"draw={self.draw.after}:{self.draw.value!r}:{self.draw.moves}")
         if self.perfect is not None:
             parts.append("perfect" if self.perfect == 0 else f"perfect={self.perfect}")
         return ",".join(parts)
@@ -167,6 +168,22 @@ class Adjudication:
                              "use the resign and draw rules")
         if self.perfect:
             game.endgame.check_size(self.perfect)
+
+    def for_game(self, game: engines.Game) -> "Adjudication":
+        """These rules checked for ``game`` (:meth:`check_game`), with perfect play's default
+        database size made the size it is now (:meth:`database_size`), so that the run's games
+        read the same database wherever and whenever they are played.
+
+        Raises:
+            ValueError: the rules cannot adjudicate ``game``.
+        """
+        self.check_game(game)
+        if self.perfect != 0:
+            return self
+        size = self.database_size(game)
+        if not size:
+            raise ValueError(f"--adjudicate perfect: {game.name} has no endgame database to consult here; give its size, perfect=SIZE")
+        return replace(self, perfect=size)
 
     def database_size(self, game: engines.Game) -> int:
         """The size of the endgame database perfect-play adjudication reads (0: none)."""

@@ -203,7 +203,7 @@ class TournamentSettings:
         if isinstance(options.get("adjudication"), str):
             options["adjudication"] = Adjudication.parse(options["adjudication"])
         if options.get("adjudication") is not None:
-            options["adjudication"].check_game(made)
+            options["adjudication"] = options["adjudication"].for_game(made)
         made_agents = [agents.make_agent(spec) for spec in specs]
         for agent in made_agents:
             agent.check_game(made)
