@@ -417,7 +417,7 @@ int main(void) {
             if (go(movetime, depth, nodes)) break;
         } else if (strcmp(command, "query") == 0 && count > 1) {
             if (strcmp(words[1], "gameover") == 0) say(board.over ? "response true" : "response false");
-            else if (strcmp(words[1], "p1turn") == 0) say(board.to_move == 0 ? "response true" : "response false");
+            else if (strcmp(words[1], "p1turn") == 0) say(!board.over && board.to_move == 0 ? "response true" : "response false");
             else if (strcmp(words[1], "result") == 0) {
                 int d = board.stores[0] - board.stores[1];
                 say(!board.over ? "response none" : d > 0 ? "response p1win" : d < 0 ? "response p2win" : "response draw");

@@ -117,7 +117,7 @@ def answers(state):
     if state.is_terminal():
         result = {1.0: "p1win", -1.0: "p2win", 0.0: "draw"}[state.outcome()]
     return [f"response {'true' if state.is_terminal() else 'false'}",
-            f"response {'true' if state.current_player == 0 else 'false'}", f"response {result}"]
+            f"response {'true' if not state.is_terminal() and state.current_player == 0 else 'false'}", f"response {result}"]
 
 
 def best_after_one_move(state):
@@ -213,7 +213,7 @@ def test_a_finished_game_has_no_bestmove(engine):
     assert move == "f" and len(infos) == 1 and infos[0].startswith("info depth 1 score mate -1 nodes 1 "), infos
     assert engine.strings == [PROVEN + "-6 for the mover"], "20 + 1 against 26 + 1"
     state.apply("f")
-    assert queried(engine, "position fen " + fen(state)) == answers(state) == ["response true", "response true", "response p2win"]
+    assert queried(engine, "position fen " + fen(state)) == answers(state) == ["response true", "response false", "response p2win"]
     assert engine.search("go depth 4") == ([], "none") and engine.strings == ["info string the game is over: no move"]
 
 
