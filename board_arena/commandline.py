@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import _thread
 import argparse
+import difflib
 import os
 import signal
 import sys
@@ -16,7 +17,10 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NoReturn, Sequence
 
-__all__ = ["OneLineParser", "positive_int", "int_list", "run_script", "script_status", "interrupts_kept", "interrupt_handled"]
+__all__ = [
+    "OneLineParser", "positive_int", "int_list", "run_script", "script_status", "interrupts_kept", "interrupt_handled",
+    "ignoring_interrupts",
+]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -33,6 +37,29 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """As argparse's, but an unrecognized argument is reported by the (sub)command that was
+        given it, with the nearest option it has: ``arena run: error: unrecognized arguments:
+        --gmaes 10; did you mean --games?``."""
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            parser = self._command_parser(namespace)
+            message = f"unrecognized arguments: {' '.join(extras)}"
+            flags = [word.split("=", 1)[0] for word in extras if word.startswith("-")]
+            options = [option for action in parser._actions for option in action.option_strings]
+            near = difflib.get_close_matches(flags[0], options, n=1, cutoff=0.6) if flags else []
+            parser.error(message + (f"; did you mean {near[0]}?" if near else ""))
+        return namespace
+
+    def _command_parser(self, namespace: Any) -> argparse.ArgumentParser:
+        """The parser of the subcommand ``namespace`` was parsed for (this one if none)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(getattr(namespace, action.dest, None) or "")
+                if isinstance(chosen, OneLineParser):
+                    return chosen._command_parser(namespace)
+        return self
 
 
 def positive_int(text: str) -> int:
@@ -150,3 +177,17 @@ def script_status(
     except ValueError as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
+
+
+@contextmanager
+def ignoring_interrupts() -> Iterator[None]:
+    """SIGINT ignored inside (in the main thread): for work that an interrupt must not cut short,
+    such as stopping the workers, and for starting them (a child inherits the ignore)."""
+    if threading.current_thread() is not threading.main_thread():  # signal() works there only
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

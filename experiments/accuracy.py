@@ -39,8 +39,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -239,7 +243,13 @@ def markdown(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def plot(rows: list[Row], path: Path) -> None:
+#: How far apart the agents are drawn at one budget, in decades of the log axis.
+DODGE = 0.03
+#: One marker an agent, so that agents on top of one another can still be told apart.
+MARKERS = "osD^vP*X"
+
+
+def plot(rows: list[Row], path: Path) -> "Figure":
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -248,15 +258,20 @@ def plot(rows: list[Row], path: Path) -> None:
     for g, game in enumerate(games):
         ax = fig.add_subplot(1, len(games), g + 1)
         budgets = sorted({row.budget for row in rows if row.budget is not None}) or [1.0]
-        for agent in dict.fromkeys(row.agent for row in rows if row.game == game):
+        judged = list(dict.fromkeys(row.agent for row in rows if row.game == game))
+        for k, agent in enumerate(judged):
             mine = [row for row in rows if row.game == game and row.agent == agent]
+            # Each agent a little to the side of the budget (on the log axis), so that agents
+            # with the same share (several at 100%) do not hide one another.
+            shifted = np.array(budgets) * 10 ** (DODGE * (k - (len(judged) - 1) / 2))
             if mine[0].budget is None:  # no time budget: one value, drawn across the budgets
                 mine = mine * len(budgets)
             share = np.array([100 * row.share for row in mine])
             low, high = np.array([row.share_interval() for row in mine]).T * 100
             yerr = np.maximum(0.0, [share - low, high - share])  # rounding would make 0 slightly negative
-            ax.errorbar(budgets, share, yerr=yerr, fmt="o-" if mine[0].budget is not None else "s--", capsize=3,
-                        label=agent)
+            marker = MARKERS[k % len(MARKERS)]
+            ax.errorbar(shifted, share, yerr=yerr, fmt=f"{marker}-" if mine[0].budget is not None else f"{marker}--",
+                        capsize=3, label=agent)
         ax.set_xscale("log")
         ax.set_xlabel("seconds per move")
         ax.set_ylabel("moves that keep the value, % (95% interval)")
@@ -266,6 +281,7 @@ def plot(rows: list[Row], path: Path) -> None:
         ax.legend(fontsize=8)
     FigureCanvasAgg(fig)
     fig.savefig(path, dpi=110, bbox_inches="tight")
+    return fig
 
 
 def parse_args(argv):

@@ -547,7 +547,8 @@ def main(argv=None) -> None:
         parser.error(f"unknown section in {args.sections!r}; sections: {', '.join(SECTIONS)}")
     cases = [c for c in CASES if c.game in wanted]
 
-    print(f"one core, median of {args.repeats} runs; OpenSpiel {'found' if _has_openspiel() else 'not installed'}")
+    found = "found" if _has_openspiel() else 'not installed (pip install -e ".[bench]" times it beside ours)'
+    print(f"one core, median of {args.repeats} runs; OpenSpiel {found}")
     if "playouts" in sections:
         print()
         print(

@@ -310,6 +310,18 @@ BLOCKS = {
             steps=(Step("arena run --game kalah --agents alphabeta:depth=4,greedy,random --games 10 --out runs/first", extra="--quiet"),),
             volatile=(r"Time per move: (.*)",),
         ),
+        Block(
+            "adjudication",
+            "quick",
+            steps=(
+                Step(
+                    "arena run --game kalah --agents alphabeta:depth=6,mcts:iterations=500 --games 6 --adjudicate resign=0.3:3,perfect=12",
+                    extra="--quiet --out {tmp}/adjudicated",
+                    keep=r"^(Games not ended by the rules:|  adjudicated: |  \d+ x )",
+                    echo=True,
+                ),
+            ),
+        ),
         Block("list-mancala", "quick", steps=(Step("arena list mancala"),)),
         Block("list-morabaraba", "quick", steps=(Step("arena list morabaraba"),)),
         Block("list-konane", "quick", steps=(Step("arena list konane"),)),

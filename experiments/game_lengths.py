@@ -63,7 +63,7 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     for text in args.game or ["morabaraba", "morabaraba-9"]:
-        name, params = agents.parse_spec(text)
+        name, params = agents.parse_spec(text, kind="game")
         default_cap = engines.make(name, **params).params.get("max_plies")
         if default_cap is None:
             capped_games = [g for g in engines.available_games() if "max_plies" in engines.make(g).params]

@@ -47,7 +47,11 @@ from board_arena import (  # noqa: E402
     engines,
 )
 from board_arena.agents.solver import MAX_THREADS, Book, new_solver_table, solve  # noqa: E402
-from board_arena.commandline import OneLineParser, interrupt_handled  # noqa: E402
+from board_arena.commandline import (  # noqa: E402
+    OneLineParser,
+    ignoring_interrupts,
+    interrupt_handled,
+)
 from board_arena.engines.mancala import endgame  # noqa: E402
 from board_arena.files import write_text_whole  # noqa: E402
 
@@ -83,7 +87,7 @@ def timing(solution) -> str:
 
 
 def solve_one(args) -> None:
-    name, params = agents.parse_spec(args.game)
+    name, params = agents.parse_spec(args.game, kind="game")
     game = engines.make(name, **params)
     state = game.new_initial_state(args.seed)
     if args.endgame and game.endgame is None:
@@ -102,8 +106,10 @@ def solve_one(args) -> None:
                          guess=args.guess)
     except KeyboardInterrupt:
         if book is not None:  # what the search proved until Ctrl-C is kept for the next run
-            book.harvest(table)
-            book.save()
+            print(f"\n{PROG}: saving the book (a second Ctrl-C waits for it)", file=sys.stderr)
+            with ignoring_interrupts():
+                book.harvest(table)
+                book.save()
         raise
     mover = game.player_names[state.current_player]
     extras = (f", endgame database <= {db[1]} seeds (loaded or built in {built:.1f} s)" if db else "") + \

@@ -432,22 +432,25 @@ def restore_agent_registry(saved: dict[str, type[Agent]]) -> None:
     _AGENTS.update(saved)
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Splits ``name:key=value,key=value`` into the name and its raw (string) parameters.
+def parse_spec(spec: str, kind: str = "agent") -> tuple[str, dict[str, str]]:
+    """Splits ``name:key=value,key=value`` into the name and its raw (string) parameters. The
+    syntax is shared with game strings (``kalah:pits=4``): ``kind`` ("agent" or "game") names
+    which one the messages speak of.
 
     Raises:
         ValueError: the spec is malformed (the message shows the expected form).
     """
+    what, example = ("game", "kalah:pits=4,seeds=3") if kind == "game" else ("agent spec", "mcts:iterations=2000,c=1.4")
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec is a name or name:key=value,..., not {shown(spec)}")
+        raise ValueError(f"a{'n' if what[0] in 'aeiou' else ''} {what} is a name or name:key=value,..., not {shown(spec)}")
     name, _, rest = spec.strip().partition(":")
     params: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise ValueError(f"bad parameter {shown(item)} in agent spec {shown(spec)}; write key=value, e.g. mcts:iterations=2000,c=1.4")
+            raise ValueError(f"bad parameter {shown(item)} in {what} {shown(spec)}; write key=value, e.g. {example}")
         if key.strip() in params:
-            raise ValueError(f"parameter {key.strip()!r} given twice in agent spec {shown(spec)}")
+            raise ValueError(f"parameter {key.strip()!r} given twice in {what} {shown(spec)}")
         params[key.strip()] = value.strip()
     return name.strip(), params
 

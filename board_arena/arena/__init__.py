@@ -37,6 +37,7 @@ _HOMES = {
     "make_pool": "board_arena.arena.tournament.run",
     "WorkerPool": "board_arena.arena.tournament.pool",
     "Openings": "board_arena.arena.tournament.openings",
+    "Adjudication": "board_arena.arena.tournament.adjudication",
     "fit_ratings": "board_arena.arena.statistics.ratings",
     "expected_score": "board_arena.arena.statistics.ratings",
     "Ratings": "board_arena.arena.statistics.ratings",

@@ -17,7 +17,7 @@ from board_arena._collector import CollectorPaused
 with CollectorPaused():  # see board_arena._collector
     from board_arena.engines.dominoes import Dominoes
     from board_arena.engines.encoding import Encoding
-    from board_arena.engines.endgame import EndgameDatabases
+    from board_arena.engines.endgame import EndgameDatabases, PerfectPlay
     from board_arena.engines.errors import IllegalMoveError, VariantError, shown
     from board_arena.engines.fen import PositionError
     from board_arena.engines.game import PLY_CAP, Game, GameRecord, State
@@ -57,6 +57,7 @@ __all__ = [
     "WebBoard",
     "Encoding",
     "EndgameDatabases",
+    "PerfectPlay",
     "IllegalMoveError",
     "VariantError",
     "PositionError",

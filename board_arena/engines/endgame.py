@@ -13,14 +13,22 @@ A game that has them provides a subclass of :class:`EndgameDatabases` in its own
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 if TYPE_CHECKING:
     from board_arena.engines.game import Game, State
 
-__all__ = ["EndgameDatabases"]
+__all__ = ["EndgameDatabases", "PerfectPlay"]
+
+
+class PerfectPlay(NamedTuple):
+    """A position's end under perfect play: seat 0's result (1, 0, -1) and the game's score at
+    the end (``State.score``: Kalah, South's store minus North's)."""
+
+    result: float
+    score: int
 
 
 class EndgameDatabases:
@@ -61,3 +69,25 @@ class EndgameDatabases:
         """The database size that an agent uses when not told (0: none): one that is quick to
         build or already built."""
         raise NotImplementedError
+
+    def perfect_play(self, state: State, database: tuple[np.ndarray, int]) -> PerfectPlay | None:
+        """How ``state`` ends under perfect play, read from ``database`` (:meth:`database`'s), or
+        None when the database does not hold it: the perfect-play oracle that adjudication
+        (``arena run --adjudicate perfect``) consults.
+
+        This reading fits a game whose ``endgame_value`` kernel gives the change of the margin
+        (:mod:`engines.contract`) and whose score is its margin; a game whose databases hold
+        other values (won, drawn or lost) overrides it.
+        """
+        from board_arena.engines import contract
+
+        db, size = database
+        record = state.data
+        data = record[0] if record.ndim else record
+        if contract.is_terminal(data):
+            return None
+        change = int(contract.endgame_value(data, db, int(size)))
+        if change == contract.NO_ENDGAME_VALUE:
+            return None
+        final = int(contract.margin(data)) + (change if int(contract.current_player(data)) == 0 else -change)
+        return PerfectPlay(float((final > 0) - (final < 0)), final)

@@ -33,7 +33,7 @@ from board_arena.envs._kernels import (
 )
 from board_arena.kernels import rng_from_seed
 
-__all__ = ["BatchedEnv", "IllegalActionError", "NotAnActionError", "as_action", "OBS_LOW", "OBS_HIGH"]
+__all__ = ["BatchedEnv", "IllegalActionError", "NotAnActionError", "as_action", "missing_extra", "OBS_LOW", "OBS_HIGH"]
 
 #: Bounds of every observation value of every game (seed, cow and tile counts stay below 256;
 #: margins and ratios lie in [-1, 1]): the bounds of the Gymnasium and PettingZoo spaces.
@@ -47,6 +47,12 @@ class IllegalActionError(ValueError):
 class NotAnActionError(IllegalActionError):
     """A value that the action space does not contain (a float, a string, a bool, an integer out
     of range): refused whatever the environment does with illegal actions."""
+
+
+def missing_extra(module: str, error: ImportError) -> ImportError:
+    """The one-line error of an environment module whose library is not installed: what is
+    missing and the extra that installs it."""
+    return ImportError(f'{module} needs {error.name or "PettingZoo and Gymnasium"}, which is not installed: pip install -e ".[rl]"')
 
 
 def as_action(action: Any, num_actions: int) -> int:

@@ -26,14 +26,24 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
-from gymnasium.error import ResetNeeded
 
 from board_arena import agents, engines
 from board_arena.engines.game import PLY_CAP, State
-from board_arena.envs.batched import OBS_HIGH, OBS_LOW, IllegalActionError, as_action
+from board_arena.envs.batched import (
+    OBS_HIGH,
+    OBS_LOW,
+    IllegalActionError,
+    as_action,
+    missing_extra,
+)
+
+try:
+    import gymnasium as gym
+    from gymnasium import spaces
+    from gymnasium.error import ResetNeeded
+except ImportError as error:
+    raise missing_extra(__name__, error) from None
 
 __all__ = ["BoardArenaEnv", "register_all", "ResetNeededError"]
 

@@ -26,13 +26,23 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from board_arena import engines
 from board_arena.engines.game import PLY_CAP, State
-from board_arena.envs.batched import OBS_HIGH, OBS_LOW, IllegalActionError, as_action
+from board_arena.envs.batched import (
+    OBS_HIGH,
+    OBS_LOW,
+    IllegalActionError,
+    as_action,
+    missing_extra,
+)
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError as error:
+    raise missing_extra(__name__, error) from None
 
 __all__ = ["raw_env", "env"]
 

@@ -9,6 +9,8 @@ import sys
 import types
 from pathlib import Path
 
+import pytest
+
 from board_arena.arena import cli
 
 CLI = Path(cli.__file__).parent
@@ -44,4 +46,23 @@ def test_a_new_command_is_one_module_listed_once(monkeypatch, capsys):
     assert cli.main(["demo", "--name", "arena"]) == 0
     assert capsys.readouterr().out == "hello, arena\n"
     assert cli.main(["demo", "--bogus"]) == 2
-    assert capsys.readouterr().err.strip() == "arena: error: unrecognized arguments: --bogus (see arena --help)"  # as for every command
+    # Named by the command that was given it, with its nearest option, as for every command.
+    assert capsys.readouterr().err.strip() == "arena demo: error: unrecognized arguments: --bogus (see arena demo --help)"
+    assert cli.main(["demo", "--nmae", "x"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "arena demo: error: unrecognized arguments: --nmae x; did you mean --name? (see arena demo --help)"
+    )
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["run", "--game", "kalah", "--agents", "random,greedy", "--gmaes", "10"],
+     "arena run: error: unrecognized arguments: --gmaes 10; did you mean --games?"),
+    (["run", "--game", "kalah", "--agents", "random,greedy", "--concurency=2"],
+     "arena run: error: unrecognized arguments: --concurency=2; did you mean --concurrency?"),
+    (["report", "x", "--plts"], "arena report: error: unrecognized arguments: --plts"),
+    (["run", "--game", "kalah", "--agents", "random,greedy", "stray"], "arena run: error: unrecognized arguments: stray (see"),
+])
+def test_a_mistyped_option_is_named_by_its_command_with_the_nearest_option(argv, words, capsys):
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err, err

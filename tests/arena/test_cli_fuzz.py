@@ -83,6 +83,10 @@ def cases():
     for value in ["", "elo0=x", "elo0=10,elo1=0", "alpha=2", "elo0=0,elo1=10,model=nope", "\u00e9lo0=0"]:
         found.append(("run --sprt " + repr(value), ["run", *OK, "--sprt", value]))
     found.append(("run --sprt with three agents", ["run", "--game", GAME, "--agents", "random,greedy,minimax", "--sprt", "elo0=0,elo1=10"]))
+    for value in ["", ",", "resign", "resign=nan:3", "resign=inf:3", "resign=0.9:99999999999999", "draw=1e9:0.1:3", "perfect=abc",
+                  "perfect=-3", "\U0001f4a5", "a" * 5000]:
+        found.append(("run --adjudicate " + repr(value[:20]), ["run", *OK, "--adjudicate", value]))
+    found.append(("run --adjudicate perfect on konane", ["run", "--game", "konane", "--agents", "random,greedy", "--adjudicate", "perfect"]))
     for value in ["pits", "=3", "pits=abc", "nope=1", ""]:
         found.append(("run --param " + repr(value), ["run", *OK, "--param", value]))
     for value in ["nobody", "", "\U0001f4a5"]:

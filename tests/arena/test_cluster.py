@@ -131,6 +131,28 @@ def test_without_ray_installed_the_error_says_how_to_install_it(tmp_path, capsys
     assert code == 2 and err[-1] == 'arena run: error: --cluster needs Ray, an optional extra: pip install -e ".[ray]"'
 
 
+@pytest.mark.parametrize("environment, said", [
+    ({}, "; if the cluster requires a token, set it here: export RAY_AUTH_MODE=token RAY_AUTH_TOKEN=<the token that"),
+    ({"RAY_AUTH_MODE": "token"}, "; RAY_AUTH_MODE=token is set, but no token: export RAY_AUTH_MODE=token RAY_AUTH_TOKEN=<"),
+    ({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "abc"}, None),
+])
+def test_a_ray_client_join_that_fails_says_exactly_what_token_settings_to_make(environment, said, monkeypatch, tmp_path):
+    """Ray Client, refused by a cluster that requires a token, only times out: the message says
+    which of the mode and the token this shell lacks."""
+    from board_arena.arena import TournamentSettings
+    from board_arena.arena.tournament.cluster import RayPool
+
+    for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.ray/auth_token
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    pool = RayPool(TournamentSettings.create("kalah", ["random", "greedy"]), where="ray://head.example:10001")
+    message = pool._unreachable(ConnectionError("ray client connection timeout"))
+    assert message.startswith("cannot join the Ray cluster at head.example:10001: ray client connection timeout")
+    assert (said in message) if said else message.endswith("timeout"), message
+
+
 def test_a_node_that_leaves_a_multi_node_cluster_mid_run_loses_nothing():
     from ray.cluster_utils import Cluster
 

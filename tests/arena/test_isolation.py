@@ -3,6 +3,8 @@ crashes its worker process, raises or hangs loses that game with the reason reco
 is replaced, and the tournament plays every other game."""
 
 import os
+import signal
+import threading
 
 import pytest
 
@@ -20,7 +22,10 @@ pytestmark = [
 END_REASONS = {
     "abort": "crash in seat {seat} (faulty:fault=abort): its worker process died during its search (killed by SIGABRT), twice in this game",
     "segfault": "crash in seat {seat} (faulty:fault=segfault): its worker process died during its search (killed by SIGSEGV), twice in this game",
-    "raise": "error in seat {seat} (faulty:fault=raise): the faulty agent fails as told",
+    "raise": "error in seat {seat} (faulty:fault=raise): RuntimeError: the faulty agent fails as told",
+    "exit": "error in seat {seat} (faulty:fault=exit): exited with status 0 in its search",
+    "interrupt": "error in seat {seat} (faulty:fault=interrupt): raised KeyboardInterrupt in its search",
+    "memory": "error in seat {seat} (faulty:fault=memory): MemoryError",
     "hang": "lost on time in seat {seat} (faulty:fault=hang): no move after",
 }
 
@@ -44,6 +49,28 @@ def test_an_agent_that_crashes_raises_or_hangs_loses_its_games_and_the_tournamen
             assert g.end_reason == "rules"
     report = run.write_report(plots=False)
     assert "Games not ended by the rules:" in report and END_REASONS[fault].format(seat=1) in report
+
+
+@pytest.mark.parametrize("fault", ["exit", "interrupt", "memory"])
+def test_an_agent_that_ends_its_search_with_a_base_exception_in_the_run_process_loses_that_game(tmp_path, fault):
+    settings = TournamentSettings.create(GAME, [f"faulty:fault={fault}", "random"], games=2, seed=1, plugins=[FAULTY])
+    run = run_tournament(settings, str(tmp_path / fault), progress=False, in_process=True)
+    assert sorted(g.id for g in run.games) == [0, 1]
+    for g in run.games:
+        seat = 0 if g.player0.startswith("faulty") else 1
+        assert g.end_reason == END_REASONS[fault].format(seat=seat) and g.score_for(seat) == 0.0
+
+
+def test_a_ctrl_c_while_an_agent_searches_in_the_run_process_stops_the_run(tmp_path):
+    """The person's Ctrl-C is not the agent's KeyboardInterrupt: it stops the run."""
+    settings = TournamentSettings.create(GAME, ["faulty:fault=hang,sleep=5", "random"], games=2, plugins=[FAULTY])
+    timer = threading.Timer(0.5, signal.raise_signal, (signal.SIGINT,))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_tournament(settings, str(tmp_path / "stopped"), progress=False, in_process=True)
+    finally:
+        timer.cancel()
 
 
 def test_a_worker_killed_once_in_a_search_plays_that_game_again(tmp_path, monkeypatch):

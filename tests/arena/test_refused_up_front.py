@@ -34,6 +34,16 @@ def test_an_agent_that_cannot_play_stops_the_tournament_before_it_starts(spec, g
     assert not out.exists()
 
 
+@pytest.mark.parametrize("game, words", [
+    ("kalah:pits", "bad parameter 'pits' in game 'kalah:pits'; write key=value, e.g. kalah:pits=4,seeds=3"),
+    ("kalah:pits=3,pits=4", "parameter 'pits' given twice in game 'kalah:pits=3,pits=4'"),
+    (" ", "a game is a name or name:key=value,..."),
+])
+def test_a_malformed_game_string_is_called_a_game(game, words, tmp_path):
+    status, _, err = arena_cli("run", "--game", game, "--agents", "random,greedy", "--out", str(tmp_path / "never"))
+    assert status == 2 and words in err and "agent spec" not in err, err
+
+
 def test_td_weights_of_no_kalah_variant_are_refused(tmp_path):
     weights = tmp_path / "w.json"
     weights.write_text('{"weights": [1, 2, 3]}')
@@ -63,6 +73,7 @@ def test_td_weights_of_no_kalah_variant_are_refused(tmp_path):
         (["--game", "nope"], "unknown game 'nope'"),
         ([], "give --game or --kalah-table"),
         (["--game", "kalah", "--table-mb", "abc"], "invalid float value: 'abc'"),
+        (["--game", "kalah:pits"], "bad parameter 'pits' in game 'kalah:pits'; write key=value, e.g. kalah:pits=4"),
     ],
 )
 def test_solve_checks_every_argument_before_any_work(argv, words, capsys):

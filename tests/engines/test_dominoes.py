@@ -241,7 +241,8 @@ def test_notation_and_errors():
         state.parse_move("7-2")
     with pytest.raises(ValueError, match="is not a move: write a tile and the end of the line"):
         state.parse_move("six four")
-    with pytest.raises(IllegalMoveError, match="6-5 is not in your hand"):
+    # The legal moves are named as the player's moves: "(6-6)" alone would read as a tile of the line.
+    with pytest.raises(IllegalMoveError, match=r"^6-5 is not in your hand \(your moves: 1-0, 3-2, 5-4, 0-0, 2-2, 4-4, 6-6\)$"):
         state.copy().apply("6-5")
     state.apply("6-6")
     assert state.legal_move_names() == [f"{t}" for t in ("6-0", "6-1", "6-2", "6-3", "6-4", "6-5")]

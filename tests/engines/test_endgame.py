@@ -248,6 +248,32 @@ def test_solve_py_interrupted_is_one_line_and_status_130(capsys, monkeypatch):
     assert capsys.readouterr().err.strip() == "solve.py: interrupted"
 
 
+def test_a_second_ctrl_c_while_solve_py_saves_the_book_waits_for_the_save(capsys, cache, monkeypatch):
+    """The first Ctrl-C stops the search and saves what it proved; a second one while the book
+    is written is ignored (here it comes at the start of the save, the worst moment)."""
+    module = _solve_py()
+    saved = module.Book.save
+
+    def save_interrupted(book):
+        signal.raise_signal(signal.SIGINT)
+        return saved(book)
+
+    def interrupted(*args, **options):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(module.Book, "save", save_interrupted)
+    monkeypatch.setattr(module, "solve", interrupted)
+    monkeypatch.setattr(module, "warm_up", lambda state, db: None)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert module.main(["--game", "kalah:pits=2,seeds=2", "--book", "--table-mb", "1", "--quiet"]) == 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    books = list(cache.rglob("*.book"))
+    assert len(books) == 1, "the book was saved"
+    assert [line for line in capsys.readouterr().err.splitlines() if line] == ["solve.py: saving the book (a second Ctrl-C waits for it)", "solve.py: interrupted"]
+
+
 def test_solve_py_proves_from_a_guess_and_prints_the_search_shape(capsys, cache):
     """--guess replaces the estimates (a wrong guess still ends at the exact margin); --counters
     prints the search's shape."""

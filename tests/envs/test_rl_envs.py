@@ -1,6 +1,9 @@
 """PettingZoo's api_test and Gymnasium's environment checker pass for every game; the environments
 follow the specs strictly: a step after the end, what the action space contains and what it does not."""
 
+import subprocess
+import sys
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -150,3 +153,23 @@ def test_a_pettingzoo_step_after_the_end_is_refused():
     raw = e.unwrapped
     with pytest.raises(ValueError, match="no game in progress"):
         raw.step(0)
+
+
+@pytest.mark.parametrize("module, library", [("pettingzoo_env", "pettingzoo"), ("gymnasium_env", "gymnasium")])
+def test_without_the_rl_extra_the_import_names_it_in_one_line(module, library):
+    """Run where the library cannot be imported (``sys.modules[name] = None``), as on an install
+    without the extra."""
+    code = f"import sys; sys.modules[{library!r}] = None\nimport board_arena.envs.{module}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        f'ImportError: board_arena.envs.{module} needs {library}, which is not installed: pip install -e ".[rl]"'
+    )
+
+
+def test_a_dataframe_without_pandas_names_what_to_install(monkeypatch):
+    from board_arena import arena
+
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match=r'to_dataframe needs pandas: pip install pandas, or pip install -e "\.\[notebook\]"'):
+        arena.fit_ratings([("a", "b", 1.0)]).to_dataframe()

@@ -5,6 +5,9 @@
 - ``abort``: ``os.abort()`` (its process dies of SIGABRT);
 - ``segfault``: reads address 0 through ctypes (SIGSEGV, as a bug in native code would);
 - ``raise``: raises RuntimeError;
+- ``exit``: ``sys.exit(0)``, as a script's last line might;
+- ``interrupt``: raises ``KeyboardInterrupt``, as if it had caught a Ctrl-C of its own;
+- ``memory``: raises ``MemoryError`` (which carries no message);
 - ``hang``: sleeps ``sleep`` seconds (an hour by default);
 - ``abort-once``: aborts if the file named by ``$FAULTY_ONCE_FILE`` does not exist yet, creating
   it first: the next attempt plays on (a worker killed once, as from outside).
@@ -17,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import sys
 import time
 
 from board_arena import agents
@@ -29,7 +33,7 @@ class FaultyAgent(Agent):
     name = "faulty"
     summary = "plays the first legal move, then fails as told (a test plugin)"
     PARAMS = (
-        Param("fault", "raise", "how it fails", choices=("abort", "segfault", "raise", "hang", "abort-once")),
+        Param("fault", "raise", "how it fails", choices=("abort", "segfault", "raise", "exit", "interrupt", "memory", "hang", "abort-once")),
         Param("after", 4, "the ply from which it fails", low=1, high=1000),
         Param("sleep", 3600.0, "seconds a hang lasts", low=0.0, high=3600.0),
     )
@@ -52,6 +56,12 @@ class FaultyAgent(Agent):
             os.abort()
         if fault == "segfault":
             ctypes.string_at(0)
+        if fault == "exit":
+            sys.exit(0)
+        if fault == "interrupt":
+            raise KeyboardInterrupt
+        if fault == "memory":
+            raise MemoryError
         if fault == "hang":
             time.sleep(sleep)
             return

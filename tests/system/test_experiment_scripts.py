@@ -4,10 +4,12 @@ once they are read (``board_arena.commandline``)."""
 
 import ctypes
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +91,18 @@ def test_an_interrupt_that_passed_through_exec_still_ends_the_command_with_its_o
                           cwd=tmp_path, env={**os.environ, "PYTHONPATH": os.path.dirname(EXPERIMENTS)})
     assert done.returncode == 130, done.stderr
     assert done.stderr.strip().splitlines()[-1] in ("arena list: interrupted", "demo: interrupted")
+
+
+def test_what_the_experiments_write_by_default_is_ignored_by_git():
+    """Run from the checkout, a script's default output (its ``--out`` default, or learn_kalah's
+    weights) must not show up as a change to commit."""
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+    defaults = {"td_kalah.json"}  # learn_kalah.py's weights (its --out defaults to None)
+    for script in (root / "experiments").glob("*.py"):
+        defaults.update(re.findall(r'add_argument\("--out",[^)]*?default="([^"]+)"', script.read_text()))
+    assert {"accuracy-run", "gauntlet-runs"} <= defaults
+    for name in sorted(defaults):
+        ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", name], cwd=root)
+        assert ignored.returncode == 0, f"{name} (a default output) is not ignored by git"

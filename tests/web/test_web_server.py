@@ -757,6 +757,22 @@ def test_a_person_learns_the_deal_of_dominoes_only_at_the_end(server):
     assert status == 409 and "holds the deal" in answer["error"]
 
 
+def test_undo_after_a_dominoes_game_ended_is_refused_as_it_would_reveal_the_hands(server):
+    view = new_game(server, game="dominoes", seats=[None, "random"], seed=4)
+    game_id = view["id"]
+    while view["result"] is None:
+        if view["agent_to_move"]:
+            status, view = agent_move(server, game_id)
+        else:
+            status, view = request(server, "POST", f"/api/games/{game_id}/move", {"move": view["moves"][0]["name"]})
+        assert status == 200, view
+    assert view["seed"] == 4 and view["board"]["hands"][1] is not None and not view["can_undo"]
+    status, answer = request(server, "POST", f"/api/games/{game_id}/undo")
+    assert status == 409 and "start a new game" in answer["error"]
+    status, view = request(server, "GET", f"/api/games/{game_id}")
+    assert view["result"] is not None, "the game stays over"
+
+
 def test_a_random_side_comes_from_the_seed():
     games = GameServer()
     sides = {seed: games.new_game({"game": "kalah", "seats": [None, "random"], "seed": seed, "random_side": True})[1].human for seed in range(8)}
@@ -880,3 +896,57 @@ def test_a_run_is_read_without_writing_and_its_games_in_progress_are_shown(tmp_p
     finally:
         stop_server(server)
     assert folder_state(folder) == before  # the server wrote nothing in the run's folder
+
+
+@pytest.mark.parametrize("name", ["my run", 'a <b> "c"', "été"])
+def test_a_run_whose_folder_name_needs_percent_encoding_opens(tmp_path, name):
+    from urllib.parse import quote
+
+    from board_arena.arena.tournament.run import run_tournament
+    from board_arena.arena.tournament.settings import TournamentSettings
+
+    settings = TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2, seed=1)
+    run_tournament(settings, str(tmp_path / "runs" / name), concurrency=1, progress=False, in_process=True)
+    server = start_server(runs_dir=str(tmp_path / "runs"))
+    try:
+        assert request(server, "GET", "/api/runs")[1]["runs"] == [{"name": name, "running": False}]
+        status, summary = request(server, "GET", f"/api/runs/{quote(name)}")
+        assert status == 200 and summary["name"] == name and summary["done"] == 2
+        assert request(server, "GET", f"/api/runs/{quote(name)}/games/0")[0] == 200
+        assert request(server, "GET", "/api/runs/%FF%FE")[0] == 400
+        assert request(server, "GET", f"/api/runs/{quote('../' + name)}")[0] == 404
+    finally:
+        stop_server(server)
+
+
+@pytest.mark.parametrize("entry, shown", [
+    ({"moves": ["zz"]}, 422),
+    ({"game_seed": "../../etc/passwd"}, 404),
+    ({"players": "greedy"}, 404),
+    ({"moves": None}, 404),
+    ({"to_move": 7}, 404),
+    ({"game_id": -1}, 404),
+])
+def test_a_malformed_live_file_is_skipped_or_refused_in_a_4xx(tmp_path, entry, shown):
+    from board_arena.arena.tournament.live import LiveRun
+    from board_arena.arena.tournament.run import run_tournament
+    from board_arena.arena.tournament.settings import TournamentSettings
+
+    settings = TournamentSettings.create("kalah:pits=3,seeds=2", ["random", "greedy"], games=2, seed=1)
+    folder = tmp_path / "runs" / "demo"
+    run_tournament(settings, str(folder), concurrency=1, progress=False, in_process=True)
+    live = LiveRun(str(folder))
+    live.begin()
+    written = {"pid": os.getpid(), "game_id": 7, "players": ["greedy", "random"], "game_seed": 3,
+               "moves": [], "to_move": 0, "over": False, **entry}
+    (folder / "live" / "1.json").write_text(json.dumps(written))
+    server = start_server(runs_dir=str(tmp_path / "runs"))
+    try:
+        status, summary = request(server, "GET", "/api/runs/demo")
+        assert status == 200
+        assert len(summary["in_progress"]) == (1 if shown == 422 else 0), "a malformed file is skipped"
+        status, answer = request(server, "GET", "/api/runs/demo/games/7")
+        assert status == shown and "\n" not in answer["error"], answer
+    finally:
+        stop_server(server)
+        live.end()

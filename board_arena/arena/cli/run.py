@@ -82,6 +82,14 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="seconds an agent may overrun its move time, or its clock under --tc, before it loses the "
         "game on time (a hung agent's worker is then killed and replaced; default 1)",
     )
+    run.add_argument(
+        "--adjudicate",
+        metavar="RULE,...",
+        help="end games whose result is clear (off by default), as cutechess and fastchess: resign=V:N "
+        "(one side's last N values all <= -V and the other's all >= V: a loss), draw=M:V:N (after M plies, "
+        "both sides' last N values within V of 0: a draw), perfect[=SIZE] (a position the game's endgame "
+        "database holds, up to SIZE: its perfect-play result; Kalah); e.g. resign=0.9:4,draw=40:0.05:8,perfect",
+    )
     run.add_argument("--noswap", action="store_true", help="do not swap seats between the two games of a pair")
     run.add_argument(
         "--in-process",
@@ -147,6 +155,7 @@ def handle(args: argparse.Namespace) -> int:
         tc_margin=args.tc_margin,
         time_control=args.tc,
         swap=not args.noswap,
+        adjudication=args.adjudicate,
         **strength_options(args),
     )
     if args.anchor is not None and args.anchor not in settings.labels:

@@ -188,7 +188,9 @@ def import_pandas(method: str, instead: str) -> Any:
     try:
         import pandas
     except ImportError:
-        raise ImportError(f"{method} needs pandas: pip install pandas ({instead} needs nothing)") from None
+        raise ImportError(
+            f'{method} needs pandas: pip install pandas, or pip install -e ".[notebook]" ({instead} needs nothing)'
+        ) from None
     return pandas
 
 
@@ -406,6 +408,21 @@ def _connected(adjacent: np.ndarray) -> bool:
     return len(seen) == len(adjacent)
 
 
+def _linked(results: Sequence[tuple[str, str, float]], root: str) -> set[str]:
+    """The agents that ``results`` link to ``root`` through games (``root`` included)."""
+    opponents: dict[str, set[str]] = {}
+    for a, b, _ in results:
+        opponents.setdefault(a, set()).add(b)
+        opponents.setdefault(b, set()).add(a)
+    seen, todo = {root}, [root]
+    while todo:
+        for other in opponents.get(todo.pop(), ()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return seen
+
+
 def rating_history(
     results: Sequence[tuple[str, str, float]],
     names: Sequence[str] | None = None,
@@ -415,7 +432,9 @@ def rating_history(
 ) -> list[dict[str, Any]]:
     """Ratings refitted on growing prefixes of ``results`` (in the order given: a run's schedule
     order), as rows ``{"games", "agent", "elo", "low", "high"}``: how the ratings and their 95%
-    intervals settle as games accumulate.
+    intervals settle as games accumulate. An agent has rows from the first prefix in which its
+    games link it to the anchor (without one, to the first game's agents): before, its rating
+    would be a convention, not a measurement.
 
     Args:
         results: ``(agent, opponent, score of agent)`` per game, as for :func:`fit_ratings`.
@@ -436,8 +455,12 @@ def rating_history(
     rows = []
     for mark in (m for m in marks if start <= m <= len(results)):
         fitted = fit_ratings(results[:mark], names, anchor=anchor, intervals=intervals)
+        # An agent is drawn once it is compared with the others: it has played, and its games
+        # link it to the anchor (or to the first game's agents). A group that has not met them
+        # yet has a rating only by convention (about 0, with a band as wide as the penalty allows).
+        compared = _linked(results[:mark], anchor or results[0][0])
         for i, name in enumerate(names):
-            if not np.isnan(fitted.elo[i]):
+            if name in compared and not np.isnan(fitted.elo[i]):
                 rows.append(
                     {"games": mark, "agent": name, "elo": float(fitted.elo[i]), "low": float(fitted.low[i]), "high": float(fitted.high[i])}
                 )

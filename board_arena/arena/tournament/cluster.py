@@ -48,11 +48,11 @@ from board_arena.arena.tournament.pool import (
     Slot,
     WorkerDied,
     WorkerPool,
-    ignoring_interrupts,
 )
 from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.tournament.store import GameResult
 from board_arena.arena.tournament.worker import die_with_parent
+from board_arena.commandline import ignoring_interrupts
 
 __all__ = ["ClusterAddress", "parse_cluster", "check_reachable", "import_ray", "RayPool", "INSTALL_HINT"]
 
@@ -201,6 +201,22 @@ class _Actor:
     tasks: deque = field(default_factory=deque)  # refs of the batches it holds, in order sent
 
 
+#: What Ray Client needs to join a cluster that requires a token (Ray's token authentication).
+TOKEN_SETTING = "export RAY_AUTH_MODE=token RAY_AUTH_TOKEN=<the token that ray get-auth-token prints on the head node>"
+
+
+def token_hint() -> str:
+    """What to set when joining through Ray Client failed and token authentication may be why:
+    the mode and the token, whichever of them this environment lacks (Ray reads the token from
+    ``RAY_AUTH_TOKEN``, the file ``RAY_AUTH_TOKEN_PATH`` names, or ``~/.ray/auth_token``)."""
+    if os.environ.get("RAY_AUTH_MODE") != "token":
+        return f"; if the cluster requires a token, set it here: {TOKEN_SETTING}"
+    has_token = os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.isfile(
+        os.path.expanduser(os.path.join("~", ".ray", "auth_token"))
+    )
+    return "" if has_token else f"; RAY_AUTH_MODE=token is set, but no token: {TOKEN_SETTING}"
+
+
 class RayPool(WorkerPool):
     """Plays the games on Ray actors, ``concurrency`` of them (default: one per CPU of the
     cluster), on the cluster ``where`` (a :class:`ClusterAddress` or its text, as
@@ -257,10 +273,7 @@ class RayPool(WorkerPool):
                 "(or join one with ray start --address=HEAD:6379), or use --cluster ray"
             )
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        hint = ""
-        if self.where.kind == "client" and "RAY_AUTH_MODE" not in os.environ:
-            hint = " (a cluster with token authentication needs RAY_AUTH_MODE=token and its token here: ray get-auth-token on the head)"
-        return f"cannot join {self.where}: {first}{hint}"
+        return f"cannot join {self.where}: {first}{token_hint() if self.where.kind == 'client' else ''}"
 
     def _failed_start(self, error: Exception) -> str:
         """A local instance that did not start, in one line with what to try."""

@@ -36,11 +36,17 @@ SLOW_SEARCH = 0.01
 
 
 def _replace(path: str, data: dict[str, Any]) -> None:
-    """Writes ``data`` as JSON to ``path`` whole (aside, then renamed over it)."""
+    """Writes ``data`` as JSON to ``path`` whole (aside, then renamed over it); on a failure (a
+    full disk) nothing is left aside."""
     aside = f"{path}.{os.getpid()}.tmp"
-    with open(aside, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, separators=(",", ":"))
-    os.replace(aside, path)
+    try:
+        with open(aside, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, separators=(",", ":"))
+        os.replace(aside, path)
+    except OSError:
+        if os.path.exists(aside):
+            os.remove(aside)
+        raise
 
 
 class LiveRun:
@@ -51,10 +57,15 @@ class LiveRun:
         self.folder = os.path.join(out_dir, LIVE_FOLDER)
 
     def begin(self) -> None:
+        """Raises ValueError when the folder cannot be written (a full disk), leaving none."""
         shutil.rmtree(self.folder, ignore_errors=True)
-        os.makedirs(self.folder, exist_ok=True)
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        _replace(os.path.join(self.folder, RUN_FILE), {"pid": os.getpid(), "host": socket.gethostname(), "started": started})
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            _replace(os.path.join(self.folder, RUN_FILE), {"pid": os.getpid(), "host": socket.gethostname(), "started": started})
+        except OSError as error:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            raise ValueError(f"cannot write in the run folder {os.path.dirname(self.folder)}: {error.strerror or error}") from None
 
     def end(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -111,11 +122,29 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _well_formed(entry: Any) -> bool:
+    """Whether ``entry`` has the shape :meth:`LiveWriter.position` writes (the moves are checked
+    against the rules where they are shown)."""
+    return (
+        isinstance(entry, dict)
+        and all(_is_int(entry.get(key)) for key in ("pid", "game_id", "game_seed"))
+        and entry["pid"] > 0 and entry["game_id"] >= 0
+        and isinstance(entry.get("players"), list) and len(entry["players"]) == 2
+        and all(isinstance(p, str) for p in entry["players"])
+        and isinstance(entry.get("moves"), list) and all(isinstance(m, str) for m in entry["moves"])
+        and (entry.get("to_move") is None or entry.get("to_move") in (0, 1))
+    )
+
+
 def read_live(out_dir: str) -> dict[str, Any]:
     """What ``live/`` of a run folder says, read without writing anything: ``{"running": bool,
     "started": str or None, "games": [the games in progress, by id]}``. A run counts as
     running while its process lives (on this machine); a player's file counts while its
-    process lives."""
+    process lives; a file that is not a player's is skipped."""
     folder = os.path.join(out_dir, LIVE_FOLDER)
     try:
         with open(os.path.join(folder, RUN_FILE), encoding="utf-8") as handle:
@@ -131,10 +160,10 @@ def read_live(out_dir: str) -> dict[str, Any]:
             try:
                 with open(os.path.join(folder, name), encoding="utf-8") as handle:
                     entry = json.load(handle)
-                if not _alive(int(entry["pid"])):
-                    continue
-                game_id = int(entry["game_id"])
-            except (OSError, ValueError, KeyError, TypeError):
+                if not _well_formed(entry) or not _alive(entry["pid"]):
+                    continue  # not a player's file (written by hand, or by something else)
+                game_id = entry["game_id"]
+            except (OSError, ValueError):
                 continue  # removed or replaced while read: the next look finds it whole
             # A game replayed after its worker died is in two files: the longer one is the newer.
             if game_id not in games or len(entry["moves"]) > len(games[game_id]["moves"]):

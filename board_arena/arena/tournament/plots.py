@@ -108,9 +108,9 @@ def plot_scores(
                 ax.text(j, i, f"{100 * share[i, j]:.0f}%\n({played[i, j]:.0f})", ha="center", va="center", fontsize=8)
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_yticks(range(len(names)), names)
-    ax.set_xlabel("opponent")
+    ax.set_xlabel("opponent (each cell: the agent's score %, and the games played)")
     ax.set_ylabel("agent")
-    fig.colorbar(image, ax=ax, label="score % of the agent against the opponent (games)")
+    fig.colorbar(image, ax=ax, label="agent's score %")  # short: a long label outgrows the bar
     ax.set_title(_title(settings, len(games)), fontsize=9)
     return _save(fig, path)
 
@@ -126,14 +126,15 @@ def plot_history(
 ) -> Figure:
     """The ratings refitted after more and more games (in schedule order), each with its 95%
     interval as a band (:func:`arena.statistics.ratings.rating_history`; give its rows as ``history`` to
-    draw them without refitting)."""
+    draw them without refitting). The legend lists the agents best first; an agent's line starts
+    once its games compare it with the others."""
     names = list(ratings.names)
     if history is None:
         ordered = sorted(games, key=lambda g: g.id)
         results = [(g.player0, g.player1, g.score_for(0)) for g in ordered]
         history = rating_history(results, names, anchor=ratings.anchor, points=points)
     fig, ax = _axes(ax, (8, 4.5))
-    for name in names:
+    for name in (names[i] for i in ratings.order()):  # drawn, and so listed in the legend, best first
         rows = [r for r in history if r["agent"] == name]
         if not rows:
             continue

@@ -43,10 +43,8 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import sys
-import threading
 import time
 from collections import deque
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import ForkContext, SpawnContext
@@ -65,8 +63,9 @@ from board_arena.arena.tournament.worker import (
     warm_up_agents,
     warm_up_game,
 )
+from board_arena.commandline import ignoring_interrupts
 
-__all__ = ["WorkerPool", "InlinePool", "ProcessPool", "WorkerLost", "WorkerDied", "BatchDone", "READY", "ignoring_interrupts", "worker_context"]
+__all__ = ["WorkerPool", "InlinePool", "ProcessPool", "WorkerLost", "WorkerDied", "BatchDone", "READY", "worker_context"]
 
 
 class WorkerLost(RuntimeError):
@@ -92,20 +91,6 @@ class BatchDone:
 #: asynchronously; the other backends' workers take batches at once).
 READY = "ready"
 Message = Union[GameResult, BatchDone, str]
-
-
-@contextmanager
-def ignoring_interrupts() -> Iterator[None]:
-    """SIGINT ignored inside (in the main thread): for work that an interrupt must not cut short,
-    such as stopping the workers, and for starting them (a child inherits the ignore)."""
-    if threading.current_thread() is not threading.main_thread():  # signal() works there only
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 @dataclass(eq=False)

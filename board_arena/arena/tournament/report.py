@@ -227,12 +227,12 @@ def format_report(settings: TournamentSettings, games: list[GameResult], ratings
 #: measured time is distinct in every game).
 MAX_END_REASONS = 12
 #: The kinds of end a game stored by the arena may have besides "rules", as its reason begins.
-_END_KINDS = ("lost on time", "crash", "error", "illegal move", engines.PLY_CAP)
+_END_KINDS = ("lost on time", "crash", "error", "illegal move", engines.PLY_CAP, "adjudicated")
 
 
 def format_end_reasons(games: list[GameResult]) -> list[str]:
     """The games that did not end by the rules: how many of each kind (lost on time, crash,
-    error, illegal move, ply cap) and by whom, then the most frequent reasons as stored."""
+    error, illegal move, ply cap, adjudicated) and by whom, then the most frequent reasons as stored."""
     reasons = Counter(g.end_reason for g in games if g.end_reason != "rules")
     if not reasons:
         return []

@@ -23,7 +23,6 @@ from board_arena.arena.tournament.pool import (
     InlinePool,
     ProcessPool,
     WorkerPool,
-    ignoring_interrupts,
 )
 from board_arena.arena.tournament.report import write_report
 from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
@@ -33,6 +32,7 @@ from board_arena.arena.tournament.verify import (
     InvalidGamesError,
     verify_games,
 )
+from board_arena.commandline import ignoring_interrupts
 
 if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
     import pandas
@@ -338,17 +338,24 @@ def run_tournament(
         arena.tournament.pool.WorkerLost: workers kept dying (the games finished are stored).
     """
     out_dir = out_dir or settings.default_out_dir()
+    if settings.adjudication is not None:  # built once here, not by every worker at once
+        settings.adjudication.load_database(settings.make_game(), progress=progress)
     # Joined before the run folder is made: a bad cluster address leaves nothing behind. The
     # pool plays the stored settings: they are these (RunStore.open refuses any other run).
     with make_pool(settings, concurrency, cluster, in_process) as pool:
-        with RunLock(out_dir):
+        with RunLock(out_dir) as lock:
             store = RunStore(out_dir)
             live = LiveRun(out_dir)  # the games in progress, for arena serve (arena.tournament.live)
             try:
-                store.open(settings)
-                if not isinstance(pool, RayPool):
-                    live.begin()
-                    pool.live_dir = live.folder
+                try:
+                    store.open(settings)
+                    if not isinstance(pool, RayPool):
+                        live.begin()
+                        pool.live_dir = live.folder
+                except ValueError:  # a full disk, say: a folder made for this run goes again
+                    store.close()
+                    lock.discard_made_folder = True
+                    raise
                 compilations = _play_missing(pool, store, out_dir, progress, on_result, skip_invalid)
             finally:
                 live.end()

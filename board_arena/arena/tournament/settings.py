@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator
 from board_arena import agents, engines
 from board_arena.agents.plugins import load_plugins, plugin_name, plugins_defining
 from board_arena.arena.statistics.sprt import Sprt
+from board_arena.arena.tournament.adjudication import Adjudication
 from board_arena.arena.tournament.clock import TimeControl, parse_time_control
 from board_arena.arena.tournament.openings import Openings, parse_openings
 
@@ -46,7 +47,7 @@ def split_agent_list(text: str) -> list[str]:
 
 def parse_game_spec(text: str) -> tuple[str, dict[str, str]]:
     """``kalah`` or ``kalah:pits=5,seeds=3`` -> (name, raw parameters); same syntax as agents."""
-    return agents.parse_spec(text)
+    return agents.parse_spec(text, kind="game")
 
 
 def parse_param_options(items: Iterable[str]) -> dict[str, str]:
@@ -127,6 +128,8 @@ class TournamentSettings:
     tc_margin: float = 1.0
     #: A clock per side (``--tc``); None: no clock.
     time_control: TimeControl | None = None
+    #: The rules that end a game early (``--adjudicate``, arena.tournament.adjudication); None: none.
+    adjudication: Adjudication | None = None
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -154,6 +157,8 @@ class TournamentSettings:
                 raise ValueError("--sprt tests one match: it needs exactly two agents and seat swapping (no --noswap)")
         if self.time_control is not None and not isinstance(self.time_control, TimeControl):
             raise ValueError(f"time_control must be an arena.tournament.clock.TimeControl (TournamentSettings.create parses text), not {self.time_control!r}")
+        if self.adjudication is not None and not isinstance(self.adjudication, Adjudication):
+            raise ValueError(f"adjudication must be an arena.tournament.adjudication.Adjudication (TournamentSettings.create parses text), not {self.adjudication!r}")
         if self.openings is not None and not isinstance(self.openings, Openings):
             raise ValueError(f"openings must be an arena.tournament.openings.Openings (TournamentSettings.create parses text), not {self.openings!r}")
 
@@ -169,7 +174,9 @@ class TournamentSettings:
             options: the other fields; ``game_params`` (more parameters of the game),
                 ``openings`` (``random:N`` or a file's path) with ``opening_plies``, ``sprt`` as
                 text (``elo0=0,elo1=10``), ``time_control`` as text (``40/60+0.5``, see
-                :func:`arena.tournament.clock.parse_time_control`), and ``plugins`` as given.
+                :func:`arena.tournament.clock.parse_time_control`), ``adjudication`` as text
+                (``resign=0.9:4,perfect``, see :mod:`arena.tournament.adjudication`), and
+                ``plugins`` as given.
 
         Raises:
             ValueError: a bad game, agent, parameter or option (its message says what is
@@ -193,6 +200,10 @@ class TournamentSettings:
             options["time_control"] = parse_time_control(options["time_control"])
         if isinstance(options.get("sprt"), str):
             options["sprt"] = Sprt.parse(options["sprt"]).to_dict()
+        if isinstance(options.get("adjudication"), str):
+            options["adjudication"] = Adjudication.parse(options["adjudication"])
+        if options.get("adjudication") is not None:
+            options["adjudication"] = options["adjudication"].for_game(made)
         made_agents = [agents.make_agent(spec) for spec in specs]
         for agent in made_agents:
             agent.check_game(made)
@@ -214,10 +225,11 @@ class TournamentSettings:
         swap = "" if self.swap else ", no seat swap"
         gauntlet = f", gauntlet of {self.labels[0]}" if self.gauntlet else ""
         openings = f", openings {self.openings.label}" if self.openings else ""
+        adjudication = f", adjudication {self.adjudication.spec}" if self.adjudication else ""
         most = "at most " if self.sprt else ""
         return (
             f"{self.game} ({params}); {len(self.agents)} agents, {most}{self.games} games per pairing, "
-            f"seed {self.seed}{budget}{swap}{gauntlet}{openings}"
+            f"seed {self.seed}{budget}{swap}{gauntlet}{openings}{adjudication}"
         )
 
     # -- persistence ---------------------------------------------------------------------------
@@ -238,6 +250,10 @@ class TournamentSettings:
             del data["time_control"]
         else:
             data["time_control"] = self.time_control.spec
+        if self.adjudication is None:  # likewise
+            del data["adjudication"]
+        else:
+            data["adjudication"] = self.adjudication.spec
         return data
 
     def to_json(self) -> str:
@@ -258,6 +274,8 @@ class TournamentSettings:
             data["plugins"] = tuple(data["plugins"])
         if data.get("time_control") is not None:
             data["time_control"] = parse_time_control(data["time_control"])
+        if data.get("adjudication") is not None:
+            data["adjudication"] = Adjudication.parse(data["adjudication"])
         spec, lines = data.pop("openings", None), data.pop("opening_lines", ())
         data["openings"] = None if spec is None else Openings.from_spec(spec, lines)
         return cls(**data)
@@ -268,6 +286,7 @@ class TournamentSettings:
         for data in (mine, theirs):
             data.setdefault("tc_margin", _TC_MARGIN)
             data.setdefault("time_control", None)
+            data.setdefault("adjudication", None)
         return [f"{k}: {_short(mine[k])} vs {_short(theirs[k])}" for k in mine if mine[k] != theirs[k]]
 
     def default_out_dir(self) -> str:

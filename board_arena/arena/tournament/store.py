@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import sys
@@ -134,7 +135,8 @@ class RunStore:
             with self._connection:
                 yield self._connection
         except sqlite3.Error as error:
-            raise ValueError(f"cannot use the results database {self.path}: {error}") from None
+            hint = "" if "full" in str(error) else full_disk(self.out_dir)
+            raise ValueError(f"cannot use the results database {self.path}: {error}{hint}") from None
 
     def close(self) -> None:
         """Closes the connection (a store opens it again when next used)."""
@@ -157,6 +159,8 @@ class RunStore:
             finally:
                 connection.close()
         except sqlite3.Error as error:
+            if full_disk(self.out_dir):  # SQLite's "disk I/O error": it could not make its files
+                raise ValueError(f"cannot read the results database {self.path}: {error}{full_disk(self.out_dir)}") from None
             raise ValueError(f"{self.path} is not an arena results database ({error}); {self._elsewhere()}") from None
         # An arena database, or an empty file; earlier versions did not set the application id.
         if application_id == APPLICATION_ID or not tables or (application_id == 0 and tables == _OUR_TABLES):
@@ -403,6 +407,16 @@ def check_run_folder(out_dir: str, settings: TournamentSettings) -> None:
         store.close()
 
 
+def full_disk(folder: str) -> str:
+    """`` (its disk is full)`` when the disk that holds ``folder`` has less than a MiB free, for
+    the messages of errors that SQLite reports without saying why."""
+    try:
+        free = shutil.disk_usage(folder or ".").free
+    except OSError:
+        return ""
+    return " (its disk is full)" if free < 1 << 20 else ""
+
+
 def make_run_folder(out_dir: str) -> None:
     """Creates ``out_dir`` if needed; ValueError saying why it cannot be."""
     try:
@@ -419,26 +433,40 @@ class RunLock:
     def __init__(self, out_dir: str):
         self.path = os.path.join(out_dir, LOCK_NAME)
         self._handle: IO[str] | None = None
+        #: Whether this lock made the folder (it did not exist).
+        self.made_folder = False
+        #: Set when the run could not start: a folder this lock made is removed on release.
+        self.discard_made_folder = False
 
     def __enter__(self) -> "RunLock":
-        make_run_folder(os.path.dirname(self.path))
+        folder = os.path.dirname(self.path)
+        self.made_folder = not os.path.isdir(folder or ".")
+        made_file = not os.path.exists(self.path)
+        make_run_folder(folder)
         try:
             handle = open(self.path, "a+", encoding="utf-8")
         except OSError as error:
-            raise ValueError(f"cannot write in the run folder: {error.strerror or error}") from None
+            raise ValueError(f"cannot write in the run folder {folder}: {error.strerror or error}") from None
         if not _try_lock(handle):
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             handle.close()
             raise ValueError(
-                f"{os.path.dirname(self.path)} is in use by another arena run ({holder}); "
-                "wait for it to end, or give another --out"
+                f"{folder} is in use by another arena run ({holder}); wait for it to end, or give another --out"
             )
-        handle.seek(0)
-        handle.truncate()
-        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        handle.write(f"pid {os.getpid()} on {socket.gethostname()}, started {started}\n")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            handle.write(f"pid {os.getpid()} on {socket.gethostname()}, started {started}\n")
+            handle.flush()
+        except OSError as error:  # a full disk: the folder is left as it was found
+            _close_quietly(handle)
+            if made_file:
+                os.remove(self.path)
+            if self.made_folder:
+                os.rmdir(folder)
+            raise ValueError(f"cannot write in the run folder {folder}: {error.strerror or error}") from None
         self._handle = handle
         return self
 
@@ -447,6 +475,16 @@ class RunLock:
             self._handle.truncate(0)
             self._handle.close()  # closing releases the lock
             self._handle = None
+            if self.made_folder and self.discard_made_folder:
+                shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)
+
+
+def _close_quietly(handle: IO[str]) -> None:
+    """Closes ``handle``, whose buffered writes a full disk refuses (they are dropped)."""
+    try:
+        handle.close()
+    except OSError:
+        pass
 
 
 def _try_lock(handle: IO[str]) -> bool:

@@ -9,7 +9,11 @@ A stored game is valid when
   stored plies count them, and the position they reach agrees
   with the stored end: a game ended by the rules (or the ply cap) is over, with the stored
   result and score; a game lost by an agent's failure is not, the failing seat was to move,
-  it lost, and the score is 0;
+  it lost, and the score is 0; an adjudicated game (arena.tournament.adjudication) is not over,
+  the run has the rule its end reason names, the values it quotes meet that rule, its result
+  is the rule's (and, when the endgame database is in the cache folder, a perfect-play result
+  and score are the database's for the position reached; ``arena verify`` also finds the values
+  quoted in the game's per-move log);
 * **it belongs to the run**: its id is one of the schedule's, and the agents in its seats are
   the ones the schedule puts there;
 * **its checksum holds**: each row carries a BLAKE2b checksum of its columns and move ids
@@ -36,12 +40,18 @@ import re
 import sys
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 from board_arena import engines
 from board_arena.arena.tournament._replay import draw_starts, replay_games
+from board_arena.arena.tournament.adjudication import (
+    ADJUDICATED,
+    SCORE_RULES,
+    parse_verdict,
+    perfect_reason,
+)
 from board_arena.arena.tournament.settings import TournamentSettings
 from board_arena.arena.tournament.store import (
     CHECKSUM_FAILED,
@@ -109,14 +119,25 @@ def verify_run(out_dir: str, thorough: bool = True, progress: bool = False) -> t
     try:
         settings = store.settings()
         stored = store.read_games()
+        # The per-move logs of the games adjudicated by a score rule: their values are checked too.
+        scored = [g.id for g in stored.games if type(g.end_reason) is str and g.end_reason.startswith(SCORE_RULES)]
+        logs = store.searches(scored) if thorough and scored else {}
     finally:
         store.close()
-    return settings, len(stored.games), verify_games(settings, stored, thorough, progress)
+    return settings, len(stored.games), verify_games(settings, stored, thorough, progress, logs)
 
 
-def verify_games(settings: TournamentSettings, stored: StoredGames, thorough: bool = False, progress: bool = False) -> list[InvalidGame]:
+def verify_games(
+    settings: TournamentSettings,
+    stored: StoredGames,
+    thorough: bool = False,
+    progress: bool = False,
+    logs: dict[int, list[list[Any]] | None] | None = None,
+) -> list[InvalidGame]:
     """The games of ``stored`` (a run of ``settings``) that fail verification (see the module
     docstring), in id order. ``thorough`` examines every game as a failed checksum does.
+    ``logs``: per-move logs by game id (:meth:`arena.tournament.store.RunStore.searches`), against
+    which the values that an adjudicated game's end reason quotes are checked.
 
     The common case is quick: the rows are checked with a few
     comparisons each, the replay is compiled and its findings compared as arrays; only the
@@ -174,7 +195,7 @@ def verify_games(settings: TournamentSettings, stored: StoredGames, thorough: bo
         played = move_ids[offsets[i] : offsets[i + 1]]
         found = problems.setdefault(i, [])
         if disagree[i]:
-            found += _end_problems(game, g, replay, i, played)
+            found += _end_problems(settings, game, g, replay, i, played, (logs or {}).get(g.id))
         if examine[i]:
             found += _examined(settings, game, g, played if stored.has_ids[i] else None)
         if failed_checksum[i]:
@@ -348,7 +369,10 @@ def _generators(seeds: list[int]) -> np.ndarray:
     return np.frombuffer(digests, np.uint64).reshape(-1, 1).copy()
 
 
-def _end_problems(game: engines.Game, g: GameResult, replay: _Replay, i: int, ids: np.ndarray) -> list[str]:
+def _end_problems(
+    settings: TournamentSettings, game: engines.Game, g: GameResult, replay: _Replay, i: int, ids: np.ndarray,
+    log: list[list[Any]] | None = None,
+) -> list[str]:
     """What the replay of game ``i`` contradicts in its row."""
     ply = int(replay.failed_ply[i])
     if ply >= 0:
@@ -374,6 +398,8 @@ def _end_problems(game: engines.Game, g: GameResult, replay: _Replay, i: int, id
             if (g.end_reason == engines.PLY_CAP) != bool(replay.ply_cap[i]):
                 how = "by the ply cap" if replay.ply_cap[i] else "by the rules"
                 problems.append(f"it is stored as ended by {g.end_reason!r}, but its moves end {how}")
+    elif g.end_reason.startswith(ADJUDICATED):
+        problems += _adjudication_problems(settings, game, g, terminal, ids, log)
     elif seat is not None:
         lost = -1.0 if seat == 0 else 1.0
         if terminal:
@@ -387,6 +413,77 @@ def _end_problems(game: engines.Game, g: GameResult, replay: _Replay, i: int, id
     else:
         problems.append(f"end reason {g.end_reason[:60]!r} is none the arena writes")
     return problems
+
+
+def _adjudication_problems(
+    settings: TournamentSettings, game: engines.Game, g: GameResult, terminal: bool, ids: np.ndarray,
+    log: list[list[Any]] | None = None,
+) -> list[str]:
+    """What is wrong with an adjudicated game: its end against the run's rules (the score rules
+    by the values the end reason quotes, and those against the game's per-move ``log`` when it
+    is given; perfect play by the database when it is at hand)."""
+    rules = settings.adjudication
+    verdict = parse_verdict(g.end_reason)
+    if verdict is None:
+        return [f"end reason {g.end_reason[:60]!r} is none the arena writes"]
+    kind, seat, values = verdict
+    if rules is None:
+        return [f"it is stored as adjudicated ({kind}), but the run adjudicates nothing"]
+    problems = []
+    if terminal:
+        problems.append(f"it is stored as adjudicated ({kind}), but its moves end the game")
+    if kind == "resign":
+        if rules.resign is None:
+            return problems + ["it is stored as adjudicated by the resign rule, which the run does not have"]
+        assert seat is not None
+        lost, won = values
+        lost_result = -1.0 if seat == 0 else 1.0
+        if g.result != lost_result:
+            problems.append(f"result {RESULT_TEXT.get(g.result, g.result)} stored, but seat {seat} resigned ({RESULT_TEXT[lost_result]})")
+        if len(lost) != rules.resign.moves or len(won) != rules.resign.moves or max(lost) > -rules.resign.value or min(won) < rules.resign.value:
+            problems.append(f"the values its end reason quotes do not meet the run's rule resign={rules.resign.value:g}:{rules.resign.moves}")
+        elif log is not None and not (_quotes(log, seat, lost) and _quotes(log, 1 - seat, won)):
+            problems.append("the values its end reason quotes are not the last ones its per-move log holds")
+    elif kind == "draw":
+        if rules.draw is None:
+            return problems + ["it is stored as adjudicated by the draw rule, which the run does not have"]
+        if g.result != 0.0:
+            problems.append(f"result {RESULT_TEXT.get(g.result, g.result)} stored, but it is adjudicated a draw")
+        if len(ids) < rules.draw.after:
+            problems.append(f"it is adjudicated a draw after {len(ids)} plies, but the run's rule starts at ply {rules.draw.after}")
+        if any(len(v) != rules.draw.moves or max(map(abs, v)) > rules.draw.value for v in values):
+            problems.append(f"the values its end reason quotes do not meet the run's rule draw={rules.draw.after}:{rules.draw.value:g}:{rules.draw.moves}")
+        elif log is not None and not all(_quotes(log, seat, v) for seat, v in enumerate(values)):
+            problems.append("the values its end reason quotes are not the last ones its per-move log holds")
+    else:
+        if rules.perfect is None:
+            return problems + ["it is stored as adjudicated by perfect play, which the run does not have"]
+        if g.result in RESULT_TEXT and type(g.score) is int and perfect_reason(g.result, g.score) != g.end_reason:
+            problems.append(f"its end reason does not say its result {RESULT_TEXT[g.result]} with score {g.score}")
+        database = rules.load_database(game, build_missing=False)
+        if database is not None and game.endgame is not None and not terminal:  # else it cannot be checked here
+            state = game.new_initial_state(g.game_seed)
+            for move in ids.tolist():
+                state.apply_legal(int(move))
+            known = game.endgame.perfect_play(state, database)
+            if known is None:
+                problems.append("it is adjudicated by perfect play, but the endgame database does not hold its last position")
+            elif (known.result, known.score) != (g.result, g.score) or perfect_reason(known.result, known.score) != g.end_reason:
+                problems.append(f"it is stored as {RESULT_TEXT.get(g.result, g.result)} with score {g.score} by perfect play, "
+                                f"but the endgame database says {RESULT_TEXT[known.result]} with score {known.score}")
+        return problems
+    if g.score != 0:
+        problems.append(f"score {g.score} stored, but a game adjudicated by the {kind} rule has score 0")
+    return problems
+
+
+def _quotes(log: list[list[Any]], seat: int, quoted: list[float]) -> bool:
+    """Whether ``quoted`` (an end reason's values, to 3 decimals) are the last values that
+    ``seat``'s agent reported in a per-move log (which holds 6 decimals: within half a
+    thousandth each)."""
+    values = [entry[1] for entry in log if isinstance(entry, list) and len(entry) > 1 and entry[0] == seat][-len(quoted):]
+    return len(values) == len(quoted) and all(
+        isinstance(v, (int, float)) and abs(float(v) - q) <= 0.0005 + 1e-9 for v, q in zip(values, quoted))
 
 
 def _examined(settings: TournamentSettings, game: engines.Game, g: GameResult, ids: np.ndarray | None) -> list[str]:

@@ -9,6 +9,7 @@ import ctypes
 import json
 import signal
 import sys
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -19,6 +20,7 @@ from numba.core import event as numba_event
 
 from board_arena import agents, engines
 from board_arena.agents.plugins import load_plugins
+from board_arena.arena.tournament.adjudication import Adjudicator, Verdict
 from board_arena.arena.tournament.clock import GameClock
 from board_arena.arena.tournament.live import LiveWriter
 from board_arena.arena.tournament.movelog import (
@@ -165,9 +167,16 @@ class GamePlayer:
         self._agents: OrderedDict[int, agents.Agent] = OrderedDict()  # by index in settings.agents
         #: Publishes each game's moves as it is played (arena.tournament.live), when set.
         self.live: LiveWriter | None = None
+        #: The endgame database that perfect-play adjudication reads (built in the cache folder
+        #: when missing: the run's process builds it before its workers start, see run_tournament).
+        self.adjudication_database = settings.adjudication.load_database(self.game) if settings.adjudication else None
         if warm_up:
             warm_up_agents(settings, self.game)
             warm_up_game(self.game)
+            if settings.adjudication is not None and self.adjudication_database is not None:
+                # The oracle's lookup compiled before any game.
+                Adjudicator(settings.adjudication, self.game, settings.labels[:2], self.adjudication_database).position(
+                    self.game.new_initial_state(0))
 
     def _agent(self, index: int, seed: int) -> agents.Agent:
         """Agent ``index`` of the settings, reset with ``seed``."""
@@ -192,7 +201,10 @@ class GamePlayer:
         with the mover's clock (:class:`agents.Limit`). An error of the engine itself is not
         the agent's fault and stops the run
         (``end_reason`` is ``"rules"`` for every game that ended by the rules, ``"ply cap"`` for a
-        game stopped as a draw by the variant's ply cap). An agent that crashes its process or
+        game stopped as a draw by the variant's ply cap). Under the run's adjudication rules
+        (arena.tournament.adjudication) a game whose result is clear ends early, with an end
+        reason that begins ``adjudicated:``: a position the perfect-play oracle knows before a
+        search, the score rules after each agent's move. An agent that crashes its process or
         hangs is scored by the pool, from what :attr:`board` shows (arena.tournament.pool).
         """
         settings, game = self.settings, self.game
@@ -213,7 +225,12 @@ class GamePlayer:
         if board is not None:
             board.begin(scheduled.id, state.history)
         clock = GameClock(settings.time_control) if settings.time_control else None
+        adjudicator = (Adjudicator(settings.adjudication, game, labels, self.adjudication_database)
+                       if settings.adjudication else None)
+        verdict: Verdict | None = None
         while not state.is_terminal():
+            if adjudicator is not None and (verdict := adjudicator.position(state)) is not None:
+                break
             mover = state.current_player
             if self.live is not None:
                 self.live.position(scheduled.id, labels, scheduled.game_seed, names, mover)
@@ -224,9 +241,12 @@ class GamePlayer:
             if board is not None:
                 board.searching(mover, allowed)
             try:
-                move = agent.select_move(agent.observe(state, mover), limit)
-            except Exception as error:  # an agent's failure must not stop the tournament
-                end_reason = f"error in seat {mover} ({specs[mover]}): {error}"
+                with UserInterrupts():
+                    move = agent.select_move(agent.observe(state, mover), limit)
+            except UserInterrupt:
+                raise KeyboardInterrupt from None  # the person's Ctrl-C stops the run as ever
+            except BaseException as error:  # an agent's failure, however it ends, costs only its game
+                end_reason = f"error in seat {mover} ({specs[mover]}): {failure_words(error)}"
             finally:
                 took = time.perf_counter() - start
                 thinking[mover] += took
@@ -251,19 +271,28 @@ class GamePlayer:
             state.apply_legal(move)
             if board is not None:
                 board.played(move)
+            if adjudicator is not None and not state.is_terminal():
+                reported = agent.last_search.value if agent.last_search is not None else None
+                if (verdict := adjudicator.moved(mover, reported, len(names))) is not None:
+                    break
         if board is not None:
             board.end()
         if self.live is not None:
             self.live.position(scheduled.id, labels, scheduled.game_seed, names, None)
-        if result is None:  # the game is over
+        score = 0  # a game lost by a failure, drawn by the ply cap or adjudicated by the score rules
+        if verdict is not None:
+            result, end_reason, score = verdict.result, verdict.reason, verdict.score
+        elif result is None:  # the game is over
             result = state.outcome() or 0.0
             if state.end_reason == engines.PLY_CAP:  # a draw by a bound for machines, counted apart
                 end_reason = engines.PLY_CAP
+            else:
+                score = state.score()
         return GameResult(
             **_who_and_seeds(settings, scheduled),
             moves=names,
             result=result,
-            score=state.score() if end_reason == "rules" else 0,
+            score=score,
             plies=len(names),
             time0=thinking[0],
             time1=thinking[1],
@@ -289,6 +318,52 @@ class GamePlayer:
         )
         on_clock = clock.remaining[seat] + settings.tc_margin
         return limit, on_clock if allowed is None else min(allowed, on_clock)
+
+
+def failure_words(error: BaseException) -> str:
+    """What an agent's search ended with, for its game's end reason: the exception's type and
+    message (``RuntimeError: boom``, ``MemoryError``), or how it tried to end the process
+    (``exited with status 0 in its search``)."""
+    if isinstance(error, SystemExit):
+        return f"exited with status {error.code if error.code is not None else 0} in its search"
+    if isinstance(error, KeyboardInterrupt):
+        return "raised KeyboardInterrupt in its search"
+    message = str(error)
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+class UserInterrupt(BaseException):
+    """A Ctrl-C that came while an agent searched (:class:`UserInterrupts`)."""
+
+
+class UserInterrupts:
+    """Tells the person's Ctrl-C from an agent's own ``KeyboardInterrupt`` while it searches in
+    the main thread: SIGINT, when handled by Python (the run's process), is caught here and
+    raised as :class:`UserInterrupt` once the search is over, or at once through the handler
+    that was in place. In a worker process, which ignores SIGINT, every ``KeyboardInterrupt``
+    is the agent's."""
+
+    def __init__(self) -> None:
+        self.previous: Any = None
+        self.received = False
+
+    def __enter__(self) -> "UserInterrupts":
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.getsignal(signal.SIGINT)
+            if callable(previous):
+                self.previous = previous
+                signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        self.received = True
+        self.previous(signum, frame)
+
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        if self.received:  # raised through the handler, or dropped on the way (ctypes drops some)
+            raise UserInterrupt
 
 
 def lost_on_time(seat: int, spec: str, seconds: float, settings: TournamentSettings, clock: float | None = None) -> str:

@@ -30,6 +30,11 @@ class NotFound(ValueError):
     """What a request named is not there (the message says what is)."""
 
 
+class Malformed(ValueError):
+    """What a request named is there but cannot be shown (a live file whose moves are not the
+    game's; the message says why)."""
+
+
 @dataclass
 class _Cached:
     key: tuple
@@ -121,6 +126,7 @@ class RunBrowser:
 
         Raises:
             NotFound: the run has no such game, stored or in progress.
+            Malformed: the game in progress has moves that are not the game's.
         """
         cached = self._load(name)
         run = cached.run
@@ -137,7 +143,10 @@ class RunBrowser:
                                         list(entry["moves"]), {"players": entry["players"]})
             over = False
             end_reason = None
-        states = list(record.positions())
+        try:
+            states = list(record.positions())
+        except ValueError as error:  # a live file whose moves are not this game's
+            raise Malformed(f"game {game_id} in progress of run {name!r} cannot be shown: {error}") from None
         final = states[-1][0]
         game = final.game
         if not over:

@@ -61,10 +61,10 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from board_arena import agents, engines
-from board_arena.arena.web.runs import NotFound, RunBrowser
+from board_arena.arena.web.runs import Malformed, NotFound, RunBrowser
 from board_arena.arena.web.searches import (
     AgentPolicy,
     SearchPool,
@@ -478,6 +478,8 @@ class Handler(BaseHTTPRequestHandler):
             self._json({"error": str(error)}, error.status)
         except NotFound as error:
             self._json({"error": str(error)}, 404)
+        except Malformed as error:
+            self._json({"error": str(error)}, 422)
         except OSError:
             self.close_connection = True  # the client went away, or a file vanished under a run
         except Exception as error:  # a bug: one line for the page and the log, the server goes on
@@ -593,9 +595,15 @@ class Handler(BaseHTTPRequestHandler):
             return self._game(method, path, session_id, action, body)
         if method == "GET" and path == "/api/runs":
             return self._json({"runs_dir": g.runs_dir, "runs": g.runs.listing()})
-        match = re.fullmatch(r"/api/runs/([A-Za-z0-9_.:,=+-]{1,200})(?:/plot/([a-z]+\.png)|/games/([0-9]{1,9}))?", path)
+        match = re.fullmatch(r"/api/runs/([^/]{1,600})(?:/plot/([a-z]+\.png)|/games/([0-9]{1,9}))?", path)
         if method == "GET" and match:
-            name, plot, game_id = match.groups()
+            quoted, plot, game_id = match.groups()
+            # Percent-encoded by the page (a space, "<" or a quote in a folder's name); only a name
+            # of the listing is ever opened (arena.web.runs.RunFolders.folder).
+            try:
+                name = unquote(quoted, errors="strict")
+            except UnicodeDecodeError:
+                raise RequestError(400, "a run's name must be percent-encoded UTF-8") from None
             if plot:
                 return self._file(g.runs.plot(name, plot))
             if game_id:

@@ -134,7 +134,7 @@ class GameSession:
             "agent_to_move": to_move is not None and self.agents[to_move] is not None,
             "thinking": self.search is not None and self.search_kind == "agent",
             "log": self.log,
-            "can_undo": bool(self.undo_stack),
+            "can_undo": bool(self.undo_stack) and not self._revealed_hidden(),
             "result": self._result() if terminal else None,
         }
 
@@ -183,11 +183,19 @@ class GameSession:
         self.undo_stack.append((before, len(self.log)))
         self.log.append({"player": before.current_player, "move": name, "by": "you", "summary": None})
 
+    def _revealed_hidden(self) -> bool:
+        """True when a hidden-information game played in person is over: the page has shown both
+        hands and the deal's seed, so taking a move back would let the person play on knowing
+        them."""
+        return not self.game.perfect_information and self.human is not None and self.state.is_terminal()
+
     def undo(self, pool: SearchPool) -> None:
         """Takes back the person's last move and what the agent played since (stopping the
-        agent's search if it is thinking)."""
+        agent's search if it is thinking); refused once a game with hidden tiles is over."""
         if not self.undo_stack:
             raise RequestError(409, "nothing to undo: you have not moved yet")
+        if self._revealed_hidden():
+            raise RequestError(409, "the game is over and both hands were shown: start a new game to play again")
         self.stop_search(pool, "the move was taken back")
         self.state, length = self.undo_stack.pop()
         del self.log[length:]

@@ -170,7 +170,8 @@ class Dominoes(Game):
         """Words for the kernel's codes (``engines.dominoes.kernels.REASON_*``)."""
         k = kernels
         record = state.data
-        legal = ", ".join(state.legal_move_names())
+        # The moves the player has, named as such: "(3-0)" alone would read as a tile of the line.
+        legal = "your moves: " + ", ".join(state.legal_move_names())
         left, right = (int(e) for e in record["ends"])
         stock = int(record["boneyard_size"]) - int(record["drawn"])
         if code == k.REASON_DRAW_CAN_PLAY:
