@@ -190,6 +190,7 @@ class PlaySession:
                 remaining=self.clock.remaining[seat],
                 increment=self.clock.control.increment,
                 moves_to_go=self.clock.moves_to_go(seat),
+                opponent_remaining=self.clock.remaining[1 - seat],
             )
         started = self.now()
         found = self.opponent.search(self.opponent.observe(self.state, seat), limit)
