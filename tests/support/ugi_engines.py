@@ -54,7 +54,8 @@ for line in sys.stdin:
             continue
         if game is None:  # the heavy work after the first isready, as UGI asks
             from board_arena import engines
-            game = engines.make(game_name)
+            name, _, rest = game_name.partition(":")
+            game = engines.make(name, **dict(item.split("=") for item in rest.split(",") if item))
             warm = game.new_initial_state()  # loads the kernels that a move calls
             while not warm.is_terminal():
                 warm.apply(warm.legal_move_names()[0])

@@ -133,7 +133,11 @@ def load_engines(args: argparse.Namespace) -> None:
     if path is not None:
         from board_arena.ugi.host import load_engines_file, register_engines
 
-        register_engines(load_engines_file(path))
+        try:
+            register_engines(load_engines_file(path))
+        except ValueError as error:
+            message = str(error)
+            raise ValueError(message if message.startswith("engines file ") else f"engines file {path}: {message}") from None
 
 
 def add_skip_invalid_option(parser: argparse.ArgumentParser) -> None:
