@@ -590,6 +590,8 @@ class UgiEngine(Agent):
 
     definition: ClassVar[EngineDefinition]
     PARAMS = (TIME, DEPTH, NODES)
+    #: An engine is given the mover's view of a hidden-information game, as every agent is.
+    plays_hidden_information = True
 
     def __init__(self, seed: int | None = None, **params: Any):
         self._slot = _ProcessSlot()

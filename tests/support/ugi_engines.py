@@ -17,6 +17,7 @@ FAULTS = {
     "garbage": "answers go with a line that is not UGI",
     "illegal": "plays a move that is not legal",
     "flood-stderr": "writes thousands of lines on standard error before each move, then crashes at its third",
+    "lingers": "plays, but stays on when its input closes (as a hung engine would)",
 }
 
 ENGINE_SCRIPT = r'''
@@ -90,6 +91,10 @@ for line in sys.stdin:
         pass
     elif command == "quit":
         break
+else:
+    if fault == "lingers":
+        import time
+        time.sleep(3600)
 '''
 
 

@@ -226,3 +226,32 @@ def test_a_person_plays_an_engine_through_stdin(tmp_path):
     assert "South (faulty) failed: engine 'faulty' exited (exit code 1)" in done.stdout and "You win: the agent failed." in done.stdout
     saved = engines.GameRecord.from_json(record.read_text())
     assert saved.metadata["end_reason"].startswith("lost by faulty: engine 'faulty' exited") and saved.moves
+
+
+def test_an_engine_dies_with_the_process_that_started_it(tmp_path):
+    """A worker killed outright (the pool's answer to a hang) takes its engine with it, even
+    one that would stay on when its input closes."""
+    engines_file = write_engines_file(tmp_path, {"fake": "lingers"})
+    code = (
+        "import sys, time\n"
+        "from board_arena import agents\n"
+        "from board_arena.ugi import host\n"
+        "host.register_engines(host.load_engines_file(sys.argv[1]))\n"
+        "engine = agents.make_agent('fake')\n"
+        "engine.begin_game()\n"
+        "print(engine._slot.process.process.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    worker = subprocess.Popen([sys.executable, "-c", code, str(engines_file)], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(worker.stdout.readline())
+        assert psutil.pid_exists(pid)
+        engine = psutil.Process(pid)
+    finally:
+        worker.kill()
+        worker.wait()
+    try:
+        engine.wait(timeout=60)
+    except psutil.TimeoutExpired:
+        engine.kill()
+        raise AssertionError("the engine outlived the process that started it") from None
