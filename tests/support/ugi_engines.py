@@ -18,6 +18,8 @@ FAULTS = {
     "illegal": "plays a move that is not legal",
     "flood-stderr": "writes thousands of lines on standard error before each move, then crashes at its third",
     "lingers": "plays, but stays on when its input closes (as a hung engine would)",
+    "flood-stdout": "answers go with an endless stream of info lines",
+    "long-line": "answers go with a line of a megabyte",
 }
 
 ENGINE_SCRIPT = r'''
@@ -77,6 +79,12 @@ for line in sys.stdin:
         if fault in ("crash", "flood-stderr") and searches == 3:
             raise ZeroDivisionError("division by zero in the evaluation")
         if fault == "hang":
+            continue
+        if fault == "flood-stdout":
+            while True:
+                say("info depth 1 nodes 1")
+        if fault == "long-line":
+            say("info string " + "x" * (1 << 20))
             continue
         if fault == "garbage":
             say("hello there, I think pit c is nice")

@@ -81,6 +81,8 @@ FAULTS = {
     "garbage": ({}, ["sent a line that is not UGI while searching", "'hello there, I think pit c is nice'"]),
     "illegal": ({}, ["played 'zz9', which is not a legal move here", "is not a pit"]),
     "flood-stderr": ({}, ["exited (exit code 1) while searching", "ZeroDivisionError", "debug line 4999 of move 3"]),
+    "flood-stdout": ({}, ["sent more than ", " lines ", "(go depth 2)"]),  # for one move, or unread
+    "long-line": ({}, ["sent a line of more than 65,536 bytes while searching (go depth 2)"]),
 }
 
 
@@ -255,3 +257,20 @@ def test_an_engine_dies_with_the_process_that_started_it(tmp_path):
     except psutil.TimeoutExpired:
         engine.kill()
         raise AssertionError("the engine outlived the process that started it") from None
+
+
+def test_an_engine_searches_for_the_browser_page(tmp_path):
+    """arena serve's search processes (spawned, then forked) register the server's engines."""
+    from board_arena.arena.web.searches import SearchJob, SearchPool
+
+    engines_file = write_engines_file(tmp_path, {"fake": "none"})
+    definitions = [d.to_dict() for d in host.load_engines_file(str(engines_file))]
+    pool = SearchPool(1, ugi_engines=definitions)
+    try:
+        state = engines.make("kalah").new_initial_state()
+        state.apply("c")
+        ticket = pool.submit(SearchJob.of(state, state.current_player, "fake", 1), seconds_allowed=10.0)
+        assert ticket.wait(300)
+        assert ticket.error is None and ticket.info.move in state.legal_moves() and ticket.info.value == 0.12
+    finally:
+        pool.close()
