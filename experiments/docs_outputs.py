@@ -380,6 +380,13 @@ BLOCKS = {
             patterns=(r".*",),
         ),
         Block(
+            "bench-ugi",
+            "long",
+            section=True,
+            steps=(Step("python experiments/bench.py --sections ugi --repeats 3"),),
+            patterns=(r".*",),
+        ),
+        Block(
             "mcts-memory",
             "long",
             section=True,

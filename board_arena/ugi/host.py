@@ -127,7 +127,7 @@ class EngineDefinition:
         if isinstance(self.stderr_lines, bool) or not isinstance(self.stderr_lines, int) or not 0 <= self.stderr_lines <= 1000:
             raise ValueError(f"engine {self.name!r}: stderr_lines must be an integer from 0 to 1000, not {shown(self.stderr_lines)}")
         for key, value in self.options.items():
-            if not key or any(c in key + value for c in "\r\n") or not isinstance(value, str):
+            if not isinstance(key, str) or not isinstance(value, str) or not key or any(c in key + value for c in "\r\n"):
                 raise ValueError(f"engine {self.name!r}: option {shown(key)} must have a name and a one-line value")
 
     def to_dict(self) -> dict[str, Any]:
@@ -434,11 +434,11 @@ class _EngineProcess:
     def fault(self, what: str) -> EngineFault:
         """The fault ``what`` of this engine, with its last lines of standard error; the process
         is killed (the engine is started again for its next game)."""
+        self._log("!", what)
         self.kill()
         time.sleep(0.02)  # what it wrote as it died reaches the stderr thread
         tail = [line for line in self.stderr_tail if line.strip()]
         said = f"; last stderr lines: {' | '.join(tail)}" if tail else "; nothing on stderr"
-        self._log("!", what)
         return EngineFault(f"engine {self.definition.name!r} {what}{said}")
 
     def kill(self) -> None:

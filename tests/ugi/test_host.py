@@ -93,8 +93,10 @@ def test_each_fault_loses_the_engines_game_with_its_reason_and_the_run_resumes(f
     # A hang is the arena's time forfeit, under a move time; the others search to a depth, with
     # no time to run out under load.
     budget = ("random,faulty", "--move-time", "0.3") if fault == "hang" else ("random,faulty:depth=2",)
-    status, out, err = run(tmp_path, engines_file, budget[0], 2, *budget[1:])
+    status, out, err = run(tmp_path, engines_file, budget[0], 2, *budget[1:], "--ugi-log")
     assert status == 0, err
+    log = (tmp_path / "run" / host.LOG_FOLDER / "game-000000-seat1-faulty.log").read_text()
+    assert f" ! {said[0]}" in log  # the verdict ends the protocol log
     status, out, err = run(tmp_path, engines_file, budget[0], 4, *budget[1:])  # resumed: two more
     assert status == 0, err
     games = load_run(str(tmp_path / "run")).games
