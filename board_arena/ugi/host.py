@@ -328,7 +328,7 @@ class _EngineProcess:
 
     def __init__(self, definition: EngineDefinition):
         self.definition = definition
-        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=max(1, definition.stderr_lines))
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=definition.stderr_lines)
         self.lines: queue.Queue[Any] = queue.Queue()
         self.log: IO[str] | None = None
         self.log_started = 0.0

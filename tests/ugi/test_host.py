@@ -180,6 +180,9 @@ def test_a_bad_engines_file_is_one_line_and_status_2(text, tmp_path):
 def test_a_missing_engines_file_and_an_unknown_engine_are_one_line(tmp_path):
     status, out, err = arena_cli("run", "--game", "kalah", "--agents", "random,x", "--engines", str(tmp_path / "none.toml"))
     assert status == 2 and err.strip().endswith("none.toml: no such file") and err.count("\n") == 1
+    for command in (["play", "--game", "kalah"], ["serve", "--no-browser"]):
+        status, out, err = arena_cli(*command, "--engines", str(tmp_path / "none.toml"))
+        assert status == 2 and err == f"arena {command[0]}: error: engines file {tmp_path / 'none.toml'}: no such file\n"
     engines_file = write_engines_file(tmp_path, {"fake": "none"})
     status, out, err = arena_cli("run", "--game", "kalah", "--agents", "random,fakes", "--engines", str(engines_file),
                                  "--out", str(tmp_path / "r"))
