@@ -138,18 +138,16 @@ def test_engines_play_each_other_on_two_workers_with_depth_limits(tmp_path):
 
 
 def test_an_engine_on_a_spawned_worker_is_registered_from_the_settings(tmp_path):
-    """A process that has not read the engines file (a spawned worker, a Ray actor, a resume)
-    rebuilds the engines from the stored settings."""
+    """A process that has not read the engines file (a spawned worker, a Ray actor) rebuilds
+    the engines from the run's settings."""
     engines_file = write_engines_file(tmp_path, {"fake": "none"}, game="kalah:pits=4,seeds=3")
     host.register_engines(host.load_engines_file(str(engines_file)))
     settings = TournamentSettings.create("kalah:pits=4,seeds=3", ["random", "fake"], games=2)
     code = (
         "import sys\n"
-        "from board_arena.arena.tournament.settings import TournamentSettings\n"
-        "from board_arena.arena.tournament.worker import GamePlayer\n"
-        "settings = TournamentSettings.from_json(sys.stdin.read())\n"
-        "player = GamePlayer(settings)\n"
-        "print(*[player.play(g).end_reason for g in settings.schedule()])\n"
+        "from board_arena.arena.tournament.worker import start_worker_process\n"
+        "player, _ = start_worker_process(sys.stdin.read())\n"
+        "print(*[player.play(g).end_reason for g in player.settings.schedule()])\n"
     )
     done = subprocess.run([sys.executable, "-c", code], input=settings.to_json(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -16,7 +16,7 @@ from board_arena.agents.plugins import load_plugins, plugin_name, plugins_defini
 from board_arena.arena.statistics.sprt import Sprt
 from board_arena.arena.tournament.clock import TimeControl, parse_time_control
 from board_arena.arena.tournament.openings import Openings, parse_openings
-from board_arena.ugi.host import engine_definitions_used, register_engines
+from board_arena.ugi.host import engine_definitions_used
 
 __all__ = [
     "TournamentSettings",
@@ -129,7 +129,7 @@ class TournamentSettings:
     #: A clock per side (``--tc``); None: no clock.
     time_control: TimeControl | None = None
     #: The engine programs among the agents (board_arena.ugi.host.EngineDefinition.to_dict),
-    #: registered by every process of the run.
+    #: which every worker process and Ray actor of the run registers.
     ugi_engines: tuple[dict[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -267,9 +267,8 @@ class TournamentSettings:
         data["labels"] = tuple(data["labels"])
         if "plugins" in data:
             data["plugins"] = tuple(data["plugins"])
-        if "ugi_engines" in data:  # registered here: every process that reads the settings plays them
+        if "ugi_engines" in data:
             data["ugi_engines"] = tuple(data["ugi_engines"])
-            register_engines(data["ugi_engines"])
         if data.get("time_control") is not None:
             data["time_control"] = parse_time_control(data["time_control"])
         spec, lines = data.pop("openings", None), data.pop("opening_lines", ())

@@ -29,7 +29,7 @@ from board_arena.arena.tournament.movelog import (
 )
 from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.tournament.store import GameResult
-from board_arena.ugi.host import UgiEngine
+from board_arena.ugi.host import UgiEngine, register_engines
 
 __all__ = [
     "GamePlayer",
@@ -430,7 +430,7 @@ def start_worker_process(
     engine_logs: tuple[str | None, bool] = (None, False),
 ) -> tuple[GamePlayer, CompileCounter]:
     """What a worker process (of the local pool, or a Ray actor) does first: ask to die with its
-    parent, load the run's plugins, build its player (the game, every agent's kernels; publishing
+    parent, load the run's plugins, register its engine programs, build its player (the game, every agent's kernels; publishing
     its games in ``live_dir`` when given, see :mod:`arena.tournament.live`; posting its turns on ``board``
     when given; its engines' protocol logs in ``engine_logs``, the folder and whether every
     engine logs, see :attr:`GamePlayer.engine_log_dir`) and then count the kernels compiled
@@ -439,6 +439,7 @@ def start_worker_process(
     # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them);
     # the installed packages' agents load at the first name not known (agents.agent_class).
     load_plugins(json.loads(settings_json).get("plugins", ()))
+    register_engines(json.loads(settings_json).get("ugi_engines", ()))  # the run's engine programs, by name
     player = GamePlayer(TournamentSettings.from_json(settings_json))
     player.live = LiveWriter(live_dir) if live_dir else None
     player.board = board
