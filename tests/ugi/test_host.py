@@ -113,9 +113,11 @@ def test_each_fault_loses_the_engines_game_with_its_reason_and_the_run_resumes(f
     assert not engine_processes(tmp_path)  # every faulty process was killed, none outlives the run
 
 
-def test_an_engine_under_a_clock_is_told_both_clocks(tmp_path):
+@pytest.mark.parametrize("where", ["--concurrency=1", "--in-process"])
+def test_an_engine_under_a_clock_is_told_both_clocks(where, tmp_path):
     engines_file = write_engines_file(tmp_path, {"fake": "none"}, game="kalah:pits=4,seeds=3", log=True)
-    status, out, err = run(tmp_path, engines_file, "fake,random", 2, "--tc", "20+0.5")
+    status, out, err = arena_cli("run", "--game", "kalah:pits=4,seeds=3", "--agents", "fake,random", "--engines", str(engines_file),
+                                 "--games", "2", "--out", str(tmp_path / "run"), "--quiet", where, "--tc", "20+0.5")
     assert status == 0, err
     assert {g.end_reason for g in load_run(str(tmp_path / "run")).games} == {"rules"}
     log = (tmp_path / "run" / host.LOG_FOLDER / "game-000000-seat0-fake.log").read_text()
@@ -123,6 +125,7 @@ def test_an_engine_under_a_clock_is_told_both_clocks(tmp_path):
     first = go[0].split()
     assert first[:3] == ["go", "p1time", "20000"] and first[3:9] == ["p2time", "20000", "p1inc", "500", "p2inc", "500"]
     assert int(go[1].split()[2]) < 20500  # its own clock ran while it thought
+    assert not engine_processes(tmp_path)  # they quit with the run, in process too
 
 
 def test_engines_play_each_other_on_two_workers_with_depth_limits(tmp_path):

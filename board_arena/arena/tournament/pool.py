@@ -440,6 +440,11 @@ class InlinePool(WorkerPool):
     def capacity(self) -> int:
         return 1  # one process plays one game at a time
 
+    def close(self) -> None:
+        super().close()
+        if self._player is not None:
+            self._player.close()  # its engine programs quit with the run
+
     def _start(self, settings_json: str) -> _InlineWorker:
         self.prepare()
         assert self._player is not None
@@ -496,6 +501,7 @@ def _process_main(
         while True:
             batch = connection.recv()
             if batch is None:
+                player.close()  # its engine programs are told to quit (they die with it anyway)
                 return
             start = sent = time.perf_counter()
             finished: list[Message] = []

@@ -295,6 +295,12 @@ class GamePlayer:
             move_ids=list(state.history),  # the opening's and the agents' moves, as played
         )
 
+    def close(self) -> None:
+        """Quits the engine programs among its agents (the other agents hold nothing to close)."""
+        for agent in self._agents.values():
+            if isinstance(agent, UgiEngine):
+                agent.close()
+
     def _engine_log(self, engine: UgiEngine, scheduled: ScheduledGame, seat: int) -> str | None:
         """Where ``engine`` writes its protocol log of game ``scheduled`` in ``seat`` (None: no log)."""
         if self.engine_log_dir is None or not (self.log_every_engine or engine.definition.log):
