@@ -29,7 +29,12 @@ Sections, per game, from the start position:
   imports, cache loads, worker processes, games, report), beside the same command with
   ``random`` agents (the difference is the agents' search); then the Quick start's command
   (``arena run --game mancala --agents mcts,alphabeta``, 2 games) from an empty cache (a new
-  user's first run) and with a warm one.
+  user's first run) and with a warm one;
+* ``ugi``: the protocol's cost: games and moves per wall second of ``random`` against
+  ``random`` where each side is an engine program speaking UGI (a Python script that plays
+  random legal moves with our engine, see ``UGI_RANDOM_ENGINE``), played by the arena's game
+  player as ``arena run`` plays it, with the CPU time per move of the three processes; beside
+  the same games with the agents in process (wall time: the engines run on other cores).
 
 Where OpenSpiel has the game (``pip install -e ".[bench]"`` installs ``open_spiel``), the same
 work is timed in its C++ code in the same run, ours and theirs in turn within each repeat, and
@@ -466,6 +471,8 @@ ARENA_RUN_CHEAP = ["run", "--game", "kalah", "--agents", "random,random", "--gam
 #: The Quick start's command, with 2 games instead of its 100: its first run (what compiling costs
 #: a new user) and a warm start.
 QUICK_START = ["run", "--game", "mancala", "--agents", "mcts,alphabeta", "--games", "2"]
+#: Games per timed run of the ``ugi`` section (the first, which starts the engines, untimed).
+UGI_GAMES = 20
 
 
 def arena_run_cold(args: list[str], repeats: int) -> Timing:
@@ -526,6 +533,57 @@ def ugi_engine_times(case: Case) -> tuple[float, float, float]:
     engine.stdin.close()
     engine.wait(timeout=60)
     return ugiok - began, readyok - ugiok, bestmove - readyok
+def ugi_rates(game: str, games: int) -> tuple[float, float, float]:
+    """(games per wall second, moves per wall second, CPU seconds per move of the host and both
+    engines) of ``games`` games of random against random, each side an ``arena engine --agent
+    random`` process speaking UGI, played by the arena's ``GamePlayer`` (the first game, in which
+    the engines start, untimed)."""
+    import psutil
+
+    from board_arena.arena.tournament.settings import TournamentSettings
+    from board_arena.arena.tournament.worker import GamePlayer
+    from board_arena.ugi import host
+
+    names = host.register_engines(
+        host.EngineDefinition(f"bench-ugi-{seat}", (sys.executable, "-m", "board_arena.arena.cli", "engine", "--game", game,
+                                                    "--agent", "random", "--seed", str(seat)),
+                              directory=str(ROOT), ready_timeout=120.0)
+        for seat in (0, 1)
+    )
+    settings = TournamentSettings.create(game, names, games=games)
+    player = GamePlayer(settings)
+    schedule = list(settings.schedule())
+    player.play(schedule[0])  # the engines start and load their kernels: not timed
+    processes = [psutil.Process(agent._slot.process.process.pid) for agent in player._agents.values()]
+    before, cpu = sum(sum(p.cpu_times()[:2]) for p in processes), time.process_time()
+    start = time.perf_counter()
+    results = [player.play(scheduled) for scheduled in schedule[1:]]
+    wall = time.perf_counter() - start
+    cpu = time.process_time() - cpu
+    failed = [r.end_reason for r in results if r.end_reason != "rules"]
+    if failed:
+        raise RuntimeError(f"an engine of the ugi benchmark failed: {failed[0]}")
+    plies = sum(r.plies for r in results)
+    cpu += sum(sum(p.cpu_times()[:2]) for p in processes) - before  # the engines' own, since their start
+    for agent in player._agents.values():
+        agent.close()
+    return (len(schedule) - 1) / wall, plies / wall, cpu / plies
+
+
+def in_process_rates(game: str, games: int) -> tuple[float, float]:
+    """(games, moves) per wall second of the same games as :func:`ugi_rates`, with the
+    ``random`` agents in process."""
+    from board_arena.arena.tournament.settings import TournamentSettings
+    from board_arena.arena.tournament.worker import GamePlayer
+
+    settings = TournamentSettings.create(game, ["random", "random"], games=games)
+    player = GamePlayer(settings)
+    schedule = list(settings.schedule())
+    player.play(schedule[0])
+    start = time.perf_counter()
+    plies = sum(player.play(scheduled).plies for scheduled in schedule[1:])
+    wall = time.perf_counter() - start
+    return (len(schedule) - 1) / wall, plies / wall
 
 
 SECTIONS = ("playouts", "mcts", "alphabeta", "sampler", "budget", "warm", "startup", "ugi")
@@ -636,6 +694,16 @@ def main(argv=None) -> None:
             runs = [ugi_engine_times(case) for _ in range(args.repeats)]
             ugiok, readyok, go = (statistics.median(run[i] for run in runs) for i in range(3))
             print(f"{case.label:<20} {ugiok:>9.2f} {readyok:>9.2f} {go:>11.3f}")
+        print(f"{'random vs random':<20} {'':>10} {'games/s':>9} {'moves/s':>9} {'CPU ms/move':>12}")
+        for case in cases:
+            if case.params:
+                continue  # the presets only: a variant is spelled as --game of both engines alike
+            rates = [ugi_rates(case.game, UGI_GAMES) for _ in range(args.repeats)]
+            games_rate, moves_rate, cpu = (statistics.median(r[i] for r in rates) for i in range(3))
+            inline = [in_process_rates(case.game, UGI_GAMES) for _ in range(args.repeats)]
+            print(f"{case.label:<20} {'over UGI':>10} {games_rate:>9,.1f} {moves_rate:>9,.0f} {cpu * 1000:>12.3f}")
+            print(f"{'':<20} {'in process':>10} {statistics.median(r[0] for r in inline):>9,.1f} "
+                  f"{statistics.median(r[1] for r in inline):>9,.0f}")
 
 
 def _has_openspiel() -> bool:

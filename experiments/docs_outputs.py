@@ -344,6 +344,20 @@ BLOCKS = {
                       rf"\s+\d+\s+\S+\s+{NUMBER}\s+\[{NUMBER}, {NUMBER}\]\s+\d+\s+{NUMBER}%\s+{NUMBER}%", PAIRING),
         ),
         Block(
+            "engine-run",
+            "slow",
+            files=True,
+            steps=(
+                Step(
+                    "arena run --game kalah --agents greedy,my-engine --engines engines.toml --games 2",
+                    extra="--quiet --out {tmp}/engine",
+                    keep=r"^(Rank  |\s+\d+  |\S+ vs )",
+                ),
+            ),
+            patterns=(r"Rank\s+Agent\s+Elo\s+95% interval\s+Games\s+Score\s+Draws",
+                      rf"\s+\d+\s+\S+\s+{NUMBER}\s+\[{NUMBER}, {NUMBER}\]\s+\d+\s+{NUMBER}%\s+{NUMBER}%", PAIRING),
+        ),
+        Block(
             "sprt",
             "long",
             steps=(
@@ -376,6 +390,13 @@ BLOCKS = {
             "long",
             section=True,
             steps=(Step("python experiments/bench.py --sections warm,startup --repeats 3"),),
+            patterns=(r".*",),
+        ),
+        Block(
+            "bench-ugi",
+            "long",
+            section=True,
+            steps=(Step("python experiments/bench.py --sections ugi --repeats 3"),),
             patterns=(r".*",),
         ),
         Block(

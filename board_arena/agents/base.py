@@ -44,7 +44,8 @@ class Limit:
     Under a game clock (the arena's ``--tc``) the limit also carries the mover's clock, as a
     chess GUI's ``go wtime winc movestogo`` does: ``remaining`` seconds on it now, the
     ``increment`` added after each move, and ``moves_to_go`` before the clock is refilled (None:
-    no refill, the rest of the game is on it). :meth:`Agent.search` turns the clock into a
+    no refill, the rest of the game is on it), and ``opponent_remaining`` the other side's clock
+    (what an engine program is told beside its own, see :mod:`board_arena.ugi.host`). :meth:`Agent.search` turns the clock into a
     ``time`` for this move (:meth:`Agent.time_budget`), so that every agent that reads ``time``
     budgets its clock. None when there is no clock.
 
@@ -59,6 +60,7 @@ class Limit:
     remaining: float | None = None
     increment: float | None = None
     moves_to_go: int | None = None
+    opponent_remaining: float | None = None
 
 
 @dataclass
@@ -474,7 +476,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
 
 #: The fields of a :class:`Limit` that describe a game clock (no agent parameter sets them).
-_CLOCK_FIELDS = ("remaining", "increment", "moves_to_go")
+_CLOCK_FIELDS = ("remaining", "increment", "moves_to_go", "opponent_remaining")
 
 # Parameters shared by the searches, so that they read the same everywhere.
 TIME = AgentParam(

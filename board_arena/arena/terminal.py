@@ -18,6 +18,7 @@ from board_arena.arena.tournament.clock import GameClock, TimeControl
 from board_arena.arena.tournament.movelog import search_entry
 from board_arena.commandline import interrupt_handled
 from board_arena.engines.style import Style
+from board_arena.ugi.host import EngineFault, UgiEngine
 
 __all__ = ["PlaySession"]
 
@@ -69,6 +70,7 @@ class PlaySession:
         self.clock = GameClock(time_control) if time_control is not None else None
         self.now = now
         self.lost_on_time: int | None = None  # the seat whose clock ran out
+        self.failure: str | None = None  # why the agent lost by failing (an engine program's fault)
 
     # -- display -------------------------------------------------------------------------------
 
@@ -164,7 +166,14 @@ class PlaySession:
     def hint(self) -> None:
         adviser = agents.make_agent(self.opponent_spec, seed=self.seed + len(self.undo_stack) + 1)
         self.write("Thinking about your move...")
-        found = adviser.search(self._human_view())
+        try:
+            found = adviser.search(self._human_view())
+        except EngineFault as error:
+            self.write(f"No hint: {error}")
+            return
+        finally:
+            if isinstance(adviser, UgiEngine):
+                adviser.close()
         self.write(f"Hint: {self._human_view().format_move(found.move)} ({found.summary()})")
 
     def undo(self) -> None:
@@ -190,9 +199,15 @@ class PlaySession:
                 remaining=self.clock.remaining[seat],
                 increment=self.clock.control.increment,
                 moves_to_go=self.clock.moves_to_go(seat),
+                opponent_remaining=self.clock.remaining[1 - seat],
             )
         started = self.now()
-        found = self.opponent.search(self.opponent.observe(self.state, seat), limit)
+        try:
+            found = self.opponent.search(self.opponent.observe(self.state, seat), limit)
+        except EngineFault as error:  # the engine program loses the game, as in the arena
+            self.failure = str(error)
+            self.write(self.style.bold(f"{self.name(seat)} failed: {error}"))
+            return False
         if self.clock is not None and not self.clock.charge(seat, self.now() - started, AGENT_MARGIN):
             self.lost_on_time = seat
             self.write(self.style.bold(f"{self.name(seat)} ran out of time: it loses on time."))
@@ -202,6 +217,14 @@ class PlaySession:
         self.state.apply(found.move)
         self.write(self.style.player(seat, f"{self.name(seat)} plays {text}", bold=True) + f"  [{found.summary()}]")
         return True
+
+    def _start_engine(self, engine: UgiEngine) -> None:
+        """Starts the engine program before any clock runs; one that fails to start loses."""
+        try:
+            engine.begin_game()
+        except EngineFault as error:
+            self.failure = str(error)
+            self.write(self.style.bold(f"{self.opponent_spec} failed: {error}"))
 
     # -- the game ------------------------------------------------------------------------------
 
@@ -222,7 +245,9 @@ class PlaySession:
         quitted = True  # unless the game reaches its end (or a clock runs out)
         try:
             self.opponent.warm_up(self.game)
-            while not self.state.is_terminal():
+            if isinstance(self.opponent, UgiEngine):
+                self._start_engine(self.opponent)
+            while self.failure is None and not self.state.is_terminal():
                 if self.state.current_player == self.human:
                     if self.shown_ply != self.state.ply:
                         self.show_board()
@@ -236,7 +261,9 @@ class PlaySession:
             interrupt_handled()
             self.write("")
         finally:
-            self.finish(quitted and self.lost_on_time is None)  # the record is saved whatever ended the game, once a move was made
+            self.finish(quitted and self.lost_on_time is None and self.failure is None)  # the record is saved whatever ended the game, once a move was made
+            if isinstance(self.opponent, UgiEngine):
+                self.opponent.close()
         return 0
 
     def finish(self, quitted: bool) -> None:
@@ -252,6 +279,9 @@ class PlaySession:
         elif self.lost_on_time is not None:
             timing["end_reason"] = f"lost on time by {self.name(self.lost_on_time)}"  # arena replay says it
             self.write(self.style.bold("You win on time!" if self.lost_on_time != self.human else "The agent wins on time."))
+        elif self.failure is not None:
+            timing["end_reason"] = f"lost by {self.opponent_spec}: {self.failure}"
+            self.write(self.style.bold("You win: the agent failed."))
         else:
             winner = self.state.winner
             verdict = "It's a draw." if winner is None else ("You win!" if winner == self.human else "The agent wins.")

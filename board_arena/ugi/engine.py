@@ -83,6 +83,8 @@ class UGIEngine:
         self.state: State | None = None if game.random_start else game.new_initial_state()
         self._write_lock = threading.Lock()
         self._search: threading.Thread | None = None
+        #: The last position command and the state it gave, kept to play only what the next adds.
+        self._last_position: tuple[protocol.Position, State] | None = None
         self._stop = threading.Event()
         self._ready = False
         self._infinite = False
@@ -201,7 +203,19 @@ class UGIEngine:
             raise UGIError("position while searching: ignored (send stop and wait for bestmove)")
         self.state = None
         position = protocol.parse_position(words)
-        self.state = protocol.state_from_position(self.game, position)
+        last = self._last_position
+        self._last_position = None
+        if (
+            last is not None and self.game.perfect_information and (position.start, position.fen) == (last[0].start, last[0].fen)
+            and position.moves[: len(last[0].moves)] == last[0].moves
+        ):
+            # A host sends the whole game before each move: only the moves added since the last
+            # position are played (a game of n moves then costs n moves, not n^2 / 2).
+            state = protocol.apply_moves(last[1].copy(), position.moves[len(last[0].moves):])
+        else:
+            state = protocol.state_from_position(self.game, position)
+        self.state = state
+        self._last_position = (position, state.copy())
 
     def _query(self, words: list[str]) -> None:
         if len(words) != 2:

@@ -22,7 +22,7 @@ import sys
 from types import ModuleType
 from typing import Any, Sequence
 
-from board_arena.arena.cli.options import EXAMPLES, load_agent_plugins
+from board_arena.arena.cli.options import EXAMPLES, load_agent_plugins, load_engines
 from board_arena.commandline import OneLineParser, interrupt_handled, interrupts_kept
 
 __all__ = ["main", "build_parser", "command_module", "COMMANDS"]
@@ -125,6 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 gc.freeze()
                 gc.enable()
             load_agent_plugins(args)
+            load_engines(args)
             return command_module(args.command).handle(args)
     except ValueError as error:
         print(f"{command}: error: {error}", file=sys.stderr)

@@ -19,6 +19,8 @@ __all__ = [
     "add_skip_invalid_option",
     "strength_options",
     "load_agent_plugins",
+    "add_engines_option",
+    "load_engines",
 ]
 
 EXAMPLES = """examples:
@@ -110,6 +112,33 @@ def add_plugin_option(parser: argparse.ArgumentParser) -> None:
         help="load agents or games from a Python file, package folder or module that registers them "
         "(repeatable; see experiments/plugins, tests/games)",
     )
+
+
+def add_engines_option(parser: argparse.ArgumentParser) -> None:
+    """``--engines FILE`` for a command: engine programs that play as agents, by name."""
+    parser.add_argument(
+        "--engines",
+        metavar="FILE.toml",
+        help="engine programs speaking UGI, described in a TOML file (see docs/engines.md); their names are "
+        "then agent specs, e.g. --agents mcts,myengine",
+    )
+
+
+def load_engines(args: argparse.Namespace) -> None:
+    """Registers the ``--engines`` file's engines as agents.
+
+    Raises:
+        ValueError: the file is missing or describes an engine wrongly (one line).
+    """
+    path = getattr(args, "engines", None)
+    if path is not None:
+        from board_arena.ugi.host import load_engines_file, register_engines
+
+        try:
+            register_engines(load_engines_file(path))
+        except ValueError as error:
+            message = str(error)
+            raise ValueError(message if message.startswith("engines file ") else f"engines file {path}: {message}") from None
 
 
 def add_skip_invalid_option(parser: argparse.ArgumentParser) -> None:

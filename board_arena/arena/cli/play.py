@@ -10,7 +10,7 @@ import secrets
 import sys
 import time
 
-from board_arena.arena.cli.options import add_plugin_option
+from board_arena.arena.cli.options import add_engines_option, add_plugin_option
 
 __all__ = ["add_parser", "handle", "DEFAULT_OPPONENTS"]
 
@@ -75,6 +75,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     play.add_argument("--ascii", action="store_true", help="plain ASCII: no colours, no Unicode lines or pieces")
     play.add_argument("--glyphs", action="store_true", help="dominoes: draw the line with Unicode domino glyphs (few fonts have them)")
     add_plugin_option(play)
+    add_engines_option(play)
     return play
 
 

@@ -9,6 +9,7 @@ import sys
 
 from board_arena.arena.cli.options import (
     EXAMPLES,
+    add_engines_option,
     add_plugin_option,
     add_skip_invalid_option,
     add_strength_options,
@@ -108,6 +109,13 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     add_plugin_option(run)
+    add_engines_option(run)
+    run.add_argument(
+        "--ugi-log",
+        action="store_true",
+        help="every engine program writes each game's protocol log into the run folder's ugi-logs (without: "
+        "the engines whose definition says log = true); not with --cluster",
+    )
     add_skip_invalid_option(run)
     return run
 
@@ -169,7 +177,7 @@ def handle(args: argparse.Namespace) -> int:
     print(f"Run folder: {out_dir}", file=sys.stderr)
     run = run_tournament(
         settings, out_dir, 1 if args.in_process else args.concurrency, progress=not args.quiet, cluster=args.cluster,
-        skip_invalid=args.skip_invalid, in_process=args.in_process,
+        skip_invalid=args.skip_invalid, in_process=args.in_process, engine_logs=args.ugi_log,
     )
     print()
     print_report(run, args.anchor, plots=args.plots)

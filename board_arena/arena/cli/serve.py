@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 
-from board_arena.arena.cli.options import add_plugin_option, integer, number
+from board_arena.arena.cli.options import (
+    add_engines_option,
+    add_plugin_option,
+    integer,
+    number,
+)
 
 __all__ = ["add_parser", "handle", "SERVE_LIMITS"]
 
@@ -39,6 +44,7 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                        help="games kept at once; the least recently used go first (default 200)")
     serve.add_argument("--verbose", action="store_true", help="log every request (default: errors only)")
     add_plugin_option(serve)
+    add_engines_option(serve)
     return serve
 
 

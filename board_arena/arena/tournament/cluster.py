@@ -53,6 +53,7 @@ from board_arena.arena.tournament.settings import ScheduledGame, TournamentSetti
 from board_arena.arena.tournament.store import GameResult
 from board_arena.arena.tournament.worker import die_with_parent
 from board_arena.commandline import ignoring_interrupts
+from board_arena.ugi.host import register_engines
 
 __all__ = ["ClusterAddress", "parse_cluster", "check_reachable", "import_ray", "RayPool", "INSTALL_HINT"]
 
@@ -178,6 +179,7 @@ class _GameWorker:
     def __init__(self, settings_json: str):
         die_with_parent()
         load_plugins(json.loads(settings_json).get("plugins", ()))
+        register_engines(json.loads(settings_json).get("ugi_engines", ()))
         self.pool = ProcessPool(TournamentSettings.from_json(settings_json), 1, keep_workers=True)
         self.pool.prepare()  # the worker process, forked from the actor, inherits the machine code
 

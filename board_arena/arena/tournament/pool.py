@@ -187,6 +187,9 @@ class WorkerPool:
         #: The folder where the players publish the games they play (arena.tournament.live), or None. Local
         #: backends only: a cluster's nodes do not share the run's folder.
         self.live_dir: str | None = None
+        #: Where the engine programs' protocol logs go (board_arena.ugi.host), and whether every
+        #: engine writes one or only those whose definition asks: local backends only, too.
+        self.engine_logs: tuple[str | None, bool] = (None, False)
 
     # -- what a backend provides -------------------------------------------------------------
 
@@ -417,9 +420,15 @@ class InlinePool(WorkerPool):
     def prepare(self) -> None:
         self._player = self._player or GamePlayer(self.settings)
         self._player.live = LiveWriter(self.live_dir) if self.live_dir else None
+        self._player.engine_log_dir, self._player.log_every_engine = self.engine_logs
 
     def capacity(self) -> int:
         return 1  # one process plays one game at a time
+
+    def close(self) -> None:
+        super().close()
+        if self._player is not None:
+            self._player.close()  # its engine programs quit with the run
 
     def _start(self, settings_json: str) -> _InlineWorker:
         self.prepare()
@@ -464,16 +473,20 @@ def worker_context() -> ForkContext | SpawnContext:
 SEND_SECONDS = 0.05
 
 
-def _process_main(connection: Connection, settings_json: str, live_dir: str | None = None, board: TurnBoard | None = None) -> None:
+def _process_main(
+    connection: Connection, settings_json: str, live_dir: str | None = None, board: TurnBoard | None = None,
+    engine_logs: tuple[str | None, bool] = (None, False),
+) -> None:
     """A worker process: warm up, then play each batch sent, sending the games back as they end
     (a list of them every ``SEND_SECONDS`` at most) and a :class:`BatchDone` after each batch,
     posting its turns on ``board``; None ends it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited already; spawned children set it too
-    player, counter = start_worker_process(settings_json, live_dir, board)
+    player, counter = start_worker_process(settings_json, live_dir, board, engine_logs)
     try:
         while True:
             batch = connection.recv()
             if batch is None:
+                player.close()  # its engine programs are told to quit (they die with it anyway)
                 return
             start = sent = time.perf_counter()
             finished: list[Message] = []
@@ -517,7 +530,8 @@ class ProcessPool(WorkerPool):
     def _start(self, settings_json: str) -> _Process:
         connection, child = self._context.Pipe(duplex=True)
         board = TurnBoard(self._context)
-        process = self._context.Process(target=_process_main, args=(child, settings_json, self.live_dir, board), daemon=True)
+        process = self._context.Process(target=_process_main, args=(child, settings_json, self.live_dir, board, self.engine_logs),
+                                        daemon=True)
         with ignoring_interrupts():  # the child inherits the ignore until it sets its own
             process.start()
         child.close()

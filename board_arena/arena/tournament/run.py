@@ -33,6 +33,7 @@ from board_arena.arena.tournament.verify import (
     verify_games,
 )
 from board_arena.commandline import ignoring_interrupts
+from board_arena.ugi.host import LOG_FOLDER
 
 if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
     import pandas
@@ -307,6 +308,7 @@ def run_tournament(
     cluster: str | None = None,
     skip_invalid: bool = False,
     in_process: bool = False,
+    engine_logs: bool = False,
 ) -> Run:
     """Plays every game of ``settings`` not yet in ``out_dir`` and returns the whole run.
 
@@ -329,6 +331,9 @@ def run_tournament(
             refusing to resume.
         in_process: play in this process, one game at a time, rather than on a worker process
             (for a profiler or a debugger: an agent that crashes its process then ends the run).
+        engine_logs: every engine program (board_arena.ugi.host) writes each game's protocol
+            log into the run folder's ``ugi-logs`` (without, only those whose definition asks);
+            not on a cluster.
 
     Raises:
         ValueError: ``out_dir`` holds a run with other settings; a bad or unreachable
@@ -352,6 +357,7 @@ def run_tournament(
                     if not isinstance(pool, RayPool):
                         live.begin()
                         pool.live_dir = live.folder
+                        pool.engine_logs = (os.path.join(out_dir, LOG_FOLDER), engine_logs)
                 except ValueError:  # a full disk, say: a folder made for this run goes again
                     store.close()
                     lock.discard_made_folder = True

@@ -17,6 +17,7 @@ from board_arena.arena.statistics.sprt import Sprt
 from board_arena.arena.tournament.adjudication import Adjudication
 from board_arena.arena.tournament.clock import TimeControl, parse_time_control
 from board_arena.arena.tournament.openings import Openings, parse_openings
+from board_arena.ugi.host import engine_definitions_used
 
 __all__ = [
     "TournamentSettings",
@@ -130,6 +131,9 @@ class TournamentSettings:
     time_control: TimeControl | None = None
     #: The rules that end a game early (``--adjudicate``, arena.tournament.adjudication); None: none.
     adjudication: Adjudication | None = None
+    #: The engine programs among the agents (board_arena.ugi.host.EngineDefinition.to_dict),
+    #: which every worker process and Ray actor of the run registers.
+    ugi_engines: tuple[dict[str, Any], ...] = field(default=())
 
     def __post_init__(self) -> None:
         if len(self.agents) < 2:
@@ -176,7 +180,8 @@ class TournamentSettings:
                 text (``elo0=0,elo1=10``), ``time_control`` as text (``40/60+0.5``, see
                 :func:`arena.tournament.clock.parse_time_control`), ``adjudication`` as text
                 (``resign=0.9:4,perfect``, see :mod:`arena.tournament.adjudication`), and
-                ``plugins`` as given.
+                ``plugins`` as given; ``ugi_engines`` are recorded from the agents (the engines
+                registered, see :func:`board_arena.ugi.host.register_engines`, that the specs name).
 
         Raises:
             ValueError: a bad game, agent, parameter or option (its message says what is
@@ -210,6 +215,7 @@ class TournamentSettings:
         # Plugins loaded from Python (agents.load_plugin) that define these agents or the game
         # are recorded too: worker processes that do not fork, and Ray actors, must load them.
         options["plugins"] = tuple(dict.fromkeys(named + tuple(plugins_defining([made, *made_agents]))))
+        options["ugi_engines"] = engine_definitions_used(made_agents)
         return cls(game=made.name, game_params=dict(made.params), agents=specs, **options)
 
     def make_game(self) -> engines.Game:
@@ -254,6 +260,10 @@ class TournamentSettings:
             del data["adjudication"]
         else:
             data["adjudication"] = self.adjudication.spec
+        if not self.ugi_engines:  # likewise
+            del data["ugi_engines"]
+        else:
+            data["ugi_engines"] = [dict(engine) for engine in self.ugi_engines]
         return data
 
     def to_json(self) -> str:
@@ -272,6 +282,8 @@ class TournamentSettings:
         data["labels"] = tuple(data["labels"])
         if "plugins" in data:
             data["plugins"] = tuple(data["plugins"])
+        if "ugi_engines" in data:
+            data["ugi_engines"] = tuple(data["ugi_engines"])
         if data.get("time_control") is not None:
             data["time_control"] = parse_time_control(data["time_control"])
         if data.get("adjudication") is not None:
@@ -287,6 +299,7 @@ class TournamentSettings:
             data.setdefault("tc_margin", _TC_MARGIN)
             data.setdefault("time_control", None)
             data.setdefault("adjudication", None)
+            data.setdefault("ugi_engines", [])
         return [f"{k}: {_short(mine[k])} vs {_short(theirs[k])}" for k in mine if mine[k] != theirs[k]]
 
     def default_out_dir(self) -> str:
@@ -373,7 +386,8 @@ class TournamentSettings:
 _TC_MARGIN = 1.0
 
 #: The strength-testing fields (openings, SPRT, gauntlet, plugins) and the values a stored run without them reads.
-_STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": ()}
+_STRENGTH_DEFAULTS = {"openings": None, "opening_lines": (), "sprt": None, "gauntlet": False, "plugins": (),
+                      "ugi_engines": ()}
 
 
 def _short(value: object, limit: int = 80) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import signal
 import sys
 import threading
@@ -30,6 +31,7 @@ from board_arena.arena.tournament.movelog import (
 )
 from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.tournament.store import GameResult
+from board_arena.ugi.host import UgiEngine, register_engines
 
 __all__ = [
     "GamePlayer",
@@ -170,6 +172,10 @@ class GamePlayer:
         #: The endgame database that perfect-play adjudication reads (built in the cache folder
         #: when missing: the run's process builds it before its workers start, see run_tournament).
         self.adjudication_database = settings.adjudication.load_database(self.game) if settings.adjudication else None
+        #: The folder of the engines' protocol logs (board_arena.ugi.host), when the run has one,
+        #: and whether every engine logs there (``--ugi-log``) or those whose definition asks.
+        self.engine_log_dir: str | None = None
+        self.log_every_engine = False
         if warm_up:
             warm_up_agents(settings, self.game)
             warm_up_game(self.game)
@@ -228,6 +234,15 @@ class GamePlayer:
         adjudicator = (Adjudicator(settings.adjudication, game, labels, self.adjudication_database)
                        if settings.adjudication else None)
         verdict: Verdict | None = None
+        # Engine programs start (or start a new game) before any clock runs; one that fails
+        # loses the game at its first move (a game is lost by the player to move).
+        failed_start: list[Exception | None] = [None, None]
+        for seat, engine in enumerate(seats):
+            if isinstance(engine, UgiEngine):
+                try:
+                    engine.begin_game(self._engine_log(engine, scheduled, seat), settings.tc_margin)
+                except Exception as error:
+                    failed_start[seat] = error
         while not state.is_terminal():
             if adjudicator is not None and (verdict := adjudicator.position(state)) is not None:
                 break
@@ -241,6 +256,9 @@ class GamePlayer:
             if board is not None:
                 board.searching(mover, allowed)
             try:
+                failure = failed_start[mover]
+                if failure is not None:
+                    raise failure
                 with UserInterrupts():
                     move = agent.select_move(agent.observe(state, mover), limit)
             except UserInterrupt:
@@ -275,6 +293,9 @@ class GamePlayer:
                 reported = agent.last_search.value if agent.last_search is not None else None
                 if (verdict := adjudicator.moved(mover, reported, len(names))) is not None:
                     break
+        for agent in seats:
+            if isinstance(agent, UgiEngine):
+                agent.end_game()
         if board is not None:
             board.end()
         if self.live is not None:
@@ -303,6 +324,18 @@ class GamePlayer:
             move_ids=list(state.history),  # the opening's and the agents' moves, as played
         )
 
+    def close(self) -> None:
+        """Quits the engine programs among its agents (the other agents hold nothing to close)."""
+        for agent in self._agents.values():
+            if isinstance(agent, UgiEngine):
+                agent.close()
+
+    def _engine_log(self, engine: UgiEngine, scheduled: ScheduledGame, seat: int) -> str | None:
+        """Where ``engine`` writes its protocol log of game ``scheduled`` in ``seat`` (None: no log)."""
+        if self.engine_log_dir is None or not (self.log_every_engine or engine.definition.log):
+            return None
+        return os.path.join(self.engine_log_dir, f"game-{scheduled.id:06d}-seat{seat}-{engine.name}.log")
+
     def _budget(self, agent: agents.Agent, clock: GameClock | None, seat: int) -> tuple[agents.Limit | None, float | None]:
         """What ``seat``'s agent is given for its move: the limit (None: its own budget) and the
         longest its search may take before it loses on time (None: no limit)."""
@@ -315,6 +348,7 @@ class GamePlayer:
             remaining=clock.remaining[seat],
             increment=clock.control.increment,
             moves_to_go=clock.moves_to_go(seat),
+            opponent_remaining=clock.remaining[1 - seat],
         )
         on_clock = clock.remaining[seat] + settings.tc_margin
         return limit, on_clock if allowed is None else min(allowed, on_clock)
@@ -473,19 +507,24 @@ class CompileCounter(numba_event.Listener):
 
 
 def start_worker_process(
-    settings_json: str, live_dir: str | None = None, board: TurnBoard | None = None
+    settings_json: str, live_dir: str | None = None, board: TurnBoard | None = None,
+    engine_logs: tuple[str | None, bool] = (None, False),
 ) -> tuple[GamePlayer, CompileCounter]:
     """What a worker process (of the local pool, or a Ray actor) does first: ask to die with its
-    parent, load the run's plugins, build its player (the game, every agent's kernels; publishing
+    parent, load the run's plugins, register its engine programs, build its player (the game, every agent's kernels; publishing
     its games in ``live_dir`` when given, see :mod:`arena.tournament.live`; posting its turns on ``board``
-    when given) and then count the kernels compiled from there on (expected: none)."""
+    when given; its engines' protocol logs in ``engine_logs``, the folder and whether every
+    engine logs, see :attr:`GamePlayer.engine_log_dir`) and then count the kernels compiled
+    from there on (expected: none)."""
     die_with_parent()
     # A spawned worker or an actor has none of the parent's plugins yet (a forked one has them);
     # the installed packages' agents load at the first name not known (agents.agent_class).
     load_plugins(json.loads(settings_json).get("plugins", ()))
+    register_engines(json.loads(settings_json).get("ugi_engines", ()))  # the run's engine programs, by name
     player = GamePlayer(TournamentSettings.from_json(settings_json))
     player.live = LiveWriter(live_dir) if live_dir else None
     player.board = board
+    player.engine_log_dir, player.log_every_engine = engine_logs
     return player, CompileCounter().start()  # for the life of the process
 
 

@@ -44,6 +44,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from board_arena import agents, engines
+from board_arena.ugi.host import register_engines
 
 __all__ = [
     "AgentPolicy",
@@ -253,7 +254,8 @@ class SearchPool:
     worker keeps the agents it made while their declared tables fit in ``keep_mb``.
     """
 
-    def __init__(self, max_searches: int = 2, keep_mb: float = 256.0, modules: Iterable[str] = (), plugins: Iterable[str] = ()):
+    def __init__(self, max_searches: int = 2, keep_mb: float = 256.0, modules: Iterable[str] = (), plugins: Iterable[str] = (),
+                 ugi_engines: Iterable[dict[str, Any]] = ()):
         if max_searches < 1:
             raise ValueError(f"max_searches must be at least 1, not {max_searches}")
         self.max_searches = max_searches
@@ -261,6 +263,8 @@ class SearchPool:
         self.keep_mb = keep_mb
         self.modules = list(modules)
         self.plugins = list(plugins)
+        #: The engine programs the workers register (board_arena.ugi.host.EngineDefinition.to_dict).
+        self.ugi_engines = list(ugi_engines)
         self._lock = threading.Lock()  # the workers and tickets
         self._template_lock = threading.Lock()  # the template's pipe: one request at a time
         self._template: Any = None
@@ -499,7 +503,7 @@ class SearchPool:
         context = multiprocessing.get_context("spawn")  # a fresh interpreter: no thread of ours
         mine, theirs = context.Pipe(duplex=True)
         self._template = context.Process(
-            target=_template_main, args=(theirs, self.modules, self.plugins), name="arena-serve-template", daemon=True
+            target=_template_main, args=(theirs, self.modules, self.plugins, self.ugi_engines), name="arena-serve-template", daemon=True
         )
         self._template.start()
         theirs.close()
@@ -539,7 +543,7 @@ class SearchPool:
         context = multiprocessing.get_context("spawn")
         mine, theirs = context.Pipe(duplex=True)
         process = context.Process(
-            target=_spawned_worker_main, args=(theirs, self.modules, self.plugins, self.keep_mb), daemon=True
+            target=_spawned_worker_main, args=(theirs, self.modules, self.plugins, self.keep_mb, self.ugi_engines), daemon=True
         )
         process.start()
         theirs.close()
@@ -570,8 +574,9 @@ class SearchPool:
 # -- the processes -----------------------------------------------------------------------------
 
 
-def _load(modules: list[str], plugins: list[str]) -> None:
-    """Makes the server's games and agents from outside the package known here."""
+def _load(modules: list[str], plugins: list[str], ugi_engines: list[dict[str, Any]]) -> None:
+    """Makes the server's games and agents from outside the package known here, and its engine
+    programs."""
     import importlib
 
     from board_arena.agents.base import load_agent_entry_points
@@ -580,6 +585,7 @@ def _load(modules: list[str], plugins: list[str]) -> None:
     load_agent_entry_points()
     engines.load_game_entry_points()
     load_plugins(plugins)
+    register_engines(ugi_engines)
     for name in modules:
         try:
             importlib.import_module(name)
@@ -587,7 +593,7 @@ def _load(modules: list[str], plugins: list[str]) -> None:
             pass
 
 
-def _template_main(connection: Connection, modules: list[str], plugins: list[str]) -> None:
+def _template_main(connection: Connection, modules: list[str], plugins: list[str], ugi_engines: list[dict[str, Any]]) -> None:
     """The template: imports the package, loads kernels when asked, forks workers; single
     threaded, so that a fork copies nothing half-done."""
     from multiprocessing.reduction import send_handle
@@ -599,7 +605,7 @@ def _template_main(connection: Connection, modules: list[str], plugins: list[str
     # (the server gone); its workers die with it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the workers
-    _load(modules, plugins)
+    _load(modules, plugins, ugi_engines)
     _renice()
     connection.send("ready")
     while True:
@@ -640,9 +646,11 @@ def _template_main(connection: Connection, modules: list[str], plugins: list[str
                 ours.close()
 
 
-def _spawned_worker_main(connection: Connection, modules: list[str], plugins: list[str], keep_mb: float) -> None:
+def _spawned_worker_main(
+    connection: Connection, modules: list[str], plugins: list[str], keep_mb: float, ugi_engines: list[dict[str, Any]]
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _load(modules, plugins)
+    _load(modules, plugins, ugi_engines)
     _renice()
     _worker_main(connection, keep_mb)
 

@@ -73,6 +73,7 @@ from board_arena.arena.web.searches import (
 )
 from board_arena.arena.web.sessions import DEFAULT_OPPONENTS, GameSession, RequestError
 from board_arena.commandline import interrupt_handled
+from board_arena.ugi.host import registered_engines
 
 __all__ = ["GameServer", "ArenaHTTPServer", "make_server", "serve", "check_host", "json_depth_ok", "RequestError"]
 
@@ -120,7 +121,8 @@ class GameServer:
         self.idle_seconds = idle_seconds
         self.max_games = max_games
         self.policy = AgentPolicy(max_move_time=max_move_time, max_table_mb=max_table_mb)
-        self.pool = SearchPool(max_searches, keep_mb=4 * max_table_mb, modules=outside_modules(), plugins=_plugins())
+        self.pool = SearchPool(max_searches, keep_mb=4 * max_table_mb, modules=outside_modules(), plugins=_plugins(),
+                               ugi_engines=[engine.to_dict() for engine in registered_engines().values()])
         self.sessions: dict[str, GameSession] = {}
         self.table_lock = threading.Lock()
         self.static_files = {p.name: p for p in STATIC_DIR.iterdir() if p.is_file() and p.suffix in CONTENT_TYPES}
