@@ -89,7 +89,7 @@ def view_words(state: State, seat: int) -> list[str]:
 
 
 def _refuse(what: str) -> ValueError:
-    from board_arena.ugi.protocol import UGIError
+    from board_arena.ugi.errors import UGIError
 
     return UGIError(f"position deal: {what}; expected {FORM}")
 

@@ -54,6 +54,8 @@ __all__ = [
     "load_engines_file",
     "register_engines",
     "registered_engines",
+    "engine_registry",
+    "restore_engine_registry",
     "engine_definitions_used",
     "parse_info",
     "DEFAULT_MOVE_TIME",
@@ -294,6 +296,18 @@ def register_engines(definitions: Iterable[EngineDefinition | dict[str, Any]]) -
         _ENGINES[name] = register_agent(engine_class)  # type: ignore[assignment]
         names.append(name)
     return names
+
+
+def engine_registry() -> dict[str, type["UgiEngine"]]:
+    """A copy of the engines registered in this process, for :func:`restore_engine_registry`
+    (as :func:`agents.agent_registry` is for agents: tests register engines and forget them)."""
+    return dict(_ENGINES)
+
+
+def restore_engine_registry(saved: dict[str, type["UgiEngine"]]) -> None:
+    """Puts back the engines :func:`engine_registry` copied."""
+    _ENGINES.clear()
+    _ENGINES.update(saved)
 
 
 def registered_engines() -> dict[str, EngineDefinition]:

@@ -18,7 +18,7 @@ distance in moves where the agent knows it, else +1 or -1), and a proven draw ``
     >>> position_line(game, state, 0)
     'position startpos moves c f'
     >>> go_limit(tokens("go p1time 60000 p2time 60000 p1inc 500 p2inc 500"), mover=0).limit
-    Limit(time=None, depth=None, nodes=None, iterations=None, remaining=60.0, increment=0.5, moves_to_go=None)
+    Limit(time=None, depth=None, nodes=None, iterations=None, remaining=60.0, increment=0.5, moves_to_go=None, opponent_remaining=None)
     >>> info_line(SearchInfo(move=2, value=0.25, depth=7, nodes=5000, seconds=0.5), pv=["c"])
     'info depth 7 nodes 5000 score cp 250 time 500 nps 10000 pv c'
 """
@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from board_arena.agents.base import Limit, SearchInfo
 from board_arena.engines import Game, PositionError, State, shown
+from board_arena.ugi.errors import UGIError
 
 if TYPE_CHECKING:
     from board_arena.engines.params import Param
@@ -67,9 +68,6 @@ QUESTIONS = {
 }
 
 
-class UGIError(ValueError):
-    """A UGI command that is malformed or does not fit the game (one line: what is wrong and
-    the expected form)."""
 
 
 def tokens(line: str) -> list[str]:

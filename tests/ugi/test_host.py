@@ -25,11 +25,10 @@ ARENA = [sys.executable, "-m", "board_arena.arena.cli"]
 def engines_forgotten():
     """The engines a test registers are forgotten after it (the registry is the process's)."""
     saved = agent_registry()
-    saved_engines = dict(host._ENGINES)
+    saved_engines = host.engine_registry()
     yield
     restore_agent_registry(saved)
-    host._ENGINES.clear()
-    host._ENGINES.update(saved_engines)
+    host.restore_engine_registry(saved_engines)
 
 
 def run(tmp_path, engines_file, agent_list, games=2, *more):

@@ -31,7 +31,7 @@ from board_arena.arena.tournament.movelog import (
 )
 from board_arena.arena.tournament.settings import ScheduledGame, TournamentSettings
 from board_arena.arena.tournament.store import GameResult
-from board_arena.ugi.host import UgiEngine, register_engines
+from board_arena.ugi.host import EngineFault, UgiEngine, register_engines
 
 __all__ = [
     "GamePlayer",
@@ -356,12 +356,14 @@ class GamePlayer:
 
 def failure_words(error: BaseException) -> str:
     """What an agent's search ended with, for its game's end reason: the exception's type and
-    message (``RuntimeError: boom``, ``MemoryError``), or how it tried to end the process
-    (``exited with status 0 in its search``)."""
+    message (``RuntimeError: boom``, ``MemoryError``), how it tried to end the process
+    (``exited with status 0 in its search``), or an engine program's fault as the host words it."""
     if isinstance(error, SystemExit):
         return f"exited with status {error.code if error.code is not None else 0} in its search"
     if isinstance(error, KeyboardInterrupt):
         return "raised KeyboardInterrupt in its search"
+    if isinstance(error, EngineFault):  # the host's own account of an engine program's fault
+        return str(error)
     message = str(error)
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
