@@ -11,6 +11,19 @@ import tests.games.tictactoe  # noqa: F401  (registers the game)
 collect_ignore = ["plugins"]
 
 
+@pytest.fixture(autouse=True)
+def registries_restored():
+    """Every test leaves the agent and engine registries as it found them: what a test registers
+    (a plugin's agents, an engines file's engines) would otherwise show in other tests' listings."""
+    from board_arena.agents import base
+    from board_arena.ugi import host
+
+    agents, engines = base.agent_registry(), host.engine_registry()
+    yield
+    base.restore_agent_registry(agents)
+    host.restore_engine_registry(engines)
+
+
 @pytest.fixture
 def forget_plugins():
     """The plugins a test loads leave the registry as it was (other tests list the built-in

@@ -11,7 +11,6 @@ import psutil
 import pytest
 
 from board_arena import agents, engines
-from board_arena.agents.base import agent_registry, restore_agent_registry
 from board_arena.arena.tournament.run import load_run
 from board_arena.arena.tournament.settings import TournamentSettings
 from board_arena.ugi import host
@@ -19,16 +18,6 @@ from tests.support.cli import arena_cli
 from tests.support.ugi_engines import write_engines_file
 
 ARENA = [sys.executable, "-m", "board_arena.arena.cli"]
-
-
-@pytest.fixture(autouse=True)
-def engines_forgotten():
-    """The engines a test registers are forgotten after it (the registry is the process's)."""
-    saved = agent_registry()
-    saved_engines = host.engine_registry()
-    yield
-    restore_agent_registry(saved)
-    host.restore_engine_registry(saved_engines)
 
 
 def run(tmp_path, engines_file, agent_list, games=2, *more):
