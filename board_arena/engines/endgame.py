@@ -70,6 +70,14 @@ class EndgameDatabases:
         build or already built."""
         raise NotImplementedError
 
+    def perfect_moves(self, state: State, database: tuple[np.ndarray, int]) -> list[int] | None:
+        """The moves of perfect play from ``state``, when the searches need them to play the
+        database perfectly (None: they do not, or the database does not hold ``state``). A game
+        whose positions can repeat returns them: a search that sees only won positions ahead
+        (each worth a win) could keep one for ever without winning it; Kalah's positions never
+        repeat, and the default is None."""
+        return None
+
     def perfect_play(self, state: State, database: tuple[np.ndarray, int]) -> PerfectPlay | None:
         """How ``state`` ends under perfect play, read from ``database`` (:meth:`database`'s), or
         None when the database does not hold it: the perfect-play oracle that adjudication

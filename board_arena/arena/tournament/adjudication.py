@@ -282,10 +282,11 @@ class Adjudicator:
 
 def perfect_reason(result: float, score: int) -> str:
     """The end reason of a game adjudicated by perfect play: ``adjudicated: perfect play, seat 1
-    wins by 6`` (the margin is the score's size), or ``... a draw``."""
+    wins by 6`` (the margin is the score's size; a game whose databases know only who wins, as
+    the morris games', stores score 0 and says ``seat 1 wins``), or ``... a draw``."""
     if result == 0:
         return f"{ADJUDICATED}perfect play, a draw" + (f" (score {score})" if score else "")
-    return f"{ADJUDICATED}perfect play, seat {0 if result > 0 else 1} wins by {abs(score)}"
+    return f"{ADJUDICATED}perfect play, seat {0 if result > 0 else 1} wins" + (f" by {abs(score)}" if score else "")
 
 
 def _values(values: Sequence[float]) -> str:
@@ -294,7 +295,7 @@ def _values(values: Sequence[float]) -> str:
 
 _RESIGN = re.compile(r"adjudicated: resign by seat ([01]) \(.*?'s values \[([^\]]*)\] at most -\S+, .*?'s \[([^\]]*)\] at least ")
 _DRAW = re.compile(r"adjudicated: draw \(.*?'s values \[([^\]]*)\] and .*?'s \[([^\]]*)\] within ")
-_PERFECT = re.compile(r"adjudicated: perfect play, (?:seat ([01]) wins by (\d+)|a draw(?: \(score (-?\d+)\))?)$")
+_PERFECT = re.compile(r"adjudicated: perfect play, (?:seat ([01]) wins(?: by (\d+))?|a draw(?: \(score (-?\d+)\))?)$")
 
 
 def parse_verdict(reason: str) -> tuple[str, int | None, list[list[float]]] | None:

@@ -53,6 +53,7 @@ from board_arena.engines.errors import VariantError
 from board_arena.engines.game import PLY_CAP, Game, State
 from board_arena.engines.morabaraba import board, kernels
 from board_arena.engines.morabaraba.board import POINT_NAMES, POINT_OF, mill_name
+from board_arena.engines.morabaraba.databases import MorrisDatabases
 from board_arena.engines.morabaraba.encoding import MorabarabaEncoding
 from board_arena.engines.morabaraba.notation import (
     MorabarabaNotation,
@@ -92,6 +93,7 @@ class Morabaraba(Game):
     notation_class = MorabarabaNotation
     web_class = MorabarabaWeb
     encoding_class = MorabarabaEncoding
+    endgame_class = MorrisDatabases
     PARAMS = (
         Param("cows", 12, "cows per player", low=3, high=12),
         Param("diagonals", True, "the four diagonal lines exist (as lines to move along and as mills)"),

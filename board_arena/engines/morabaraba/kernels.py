@@ -34,10 +34,12 @@ import numpy as np
 from board_arena.engines.contract import (
     FIRST_GAME_REASON,
     LEGAL,
+    NO_ENDGAME_VALUE,
     REASON_GAME_OVER,
     REASON_NOT_A_MOVE,
     state_dtype,
 )
+from board_arena.engines.morabaraba import sectors
 from board_arena.engines.morabaraba.board import (
     BB_ALL,
     BIT,
@@ -1026,6 +1028,39 @@ def state_hash(s):
     if s["max_plies"] > 0:
         h = mix64(h ^ np.uint64(s["plies"]))
     return h
+
+
+@kernel(inline="always")
+def endgame_value(s, db, k):
+    """The result (1, 0, -1) for the player to move of ``s`` under perfect play, from a morris
+    database array ``db`` (``retrograde.load``) of positions up to ``k`` cows on the board, or
+    NO_ENDGAME_VALUE: cows in hand, more cows on the board, a database of other rules, or a ply
+    cap close enough to cut a decided game short. (The default margin is the result, so this is
+    the change of the margin that the contract asks for.)"""
+    if k < 6 or len(db) < sectors.HEADER_BYTES or s["in_hand"][0] != 0 or s["in_hand"][1] != 0:
+        return NO_ENDGAME_VALUE
+    if s["no_remill"] != 0 or s["no_shot_limit"] > 0:
+        return NO_ENDGAME_VALUE
+    words = sectors.header_of(db)
+    if (words[sectors.H_MAGIC] != sectors.MAGIC or words[sectors.H_DIAGONALS] != s["diagonals"]
+            or words[sectors.H_FLYING] != s["flying"] or words[sectors.H_THREE_COW] != s["three_cow_limit"]
+            or words[sectors.H_FULL_BOARD_DRAW] != s["full_board_draw"]):
+        return NO_ENDGAME_VALUE
+    me = np.int64(s["to_move"])
+    x = s["cows"][me]
+    y = s["cows"][1 - me]
+    m = np.int64(popcount(x))
+    o = np.int64(popcount(y))
+    if m + o > k:
+        return NO_ENDGAME_VALUE
+    code = sectors.code_at(db, x, y)
+    if code == sectors.NO_CODE:
+        return NO_ENDGAME_VALUE
+    limit = np.int64(s["three_cow_limit"]) if m == 3 or o == 3 else np.int64(0)
+    result = sectors.code_result(code, np.int64(s["three_cow"]) if limit > 0 else np.int64(0), limit)
+    if result != 0 and s["max_plies"] > 0 and np.int64(s["plies"]) + words[sectors.H_BOUND + m + o] > s["max_plies"]:
+        return NO_ENDGAME_VALUE
+    return np.int64(result)
 
 
 # ----------------------------------------------------------------------------------------------
