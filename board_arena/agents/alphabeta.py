@@ -625,7 +625,9 @@ class AlphaBetaAgent(TableAgent):
         TIME,
         AgentParam("solve", False, "solve exactly (agents/solver.py: MTD(f) on the final margin) and report the margin", effect="work"),
         AgentParam("endgame", 0, "endgame database of every position up to this size (Kalah: seeds on the board; "
-              "built once into the cache folder), read at the horizon and by solve; 0: none", low=0, high=63, effect="database"),
+              "the morris games: cows on the board after placing; built once into the cache folder), read at the "
+              "horizon and by solve, and played perfectly where it holds the position; 0: none",
+              low=0, high=63, effect="database"),
         TABLE_MB,
     )
     #: The budget when no depth, nodes or time is given and the agent does not solve.
@@ -646,22 +648,6 @@ class AlphaBetaAgent(TableAgent):
         if self._searched and self._solver_table is not None:
             clear(self._solver_table)
         super().reset(seed)
-
-    def check_game(self, game):
-        super().check_game(game)
-        if self.params["endgame"] and game.endgame is None:
-            raise ValueError(f"{self.name}: endgame={self.params['endgame']}, but {game.name} has no endgame databases")
-        if self.params["endgame"]:
-            try:
-                game.endgame.check_size(self.params["endgame"])
-            except ValueError as error:
-                raise ValueError(f"{self.name}: endgame={self.params['endgame']}: {error}") from None
-
-    def _endgame(self, state):
-        """The endgame database ``(db, k)`` asked for by ``endgame`` (built once), or None."""
-        if not self.params["endgame"]:
-            return None
-        return state.game.endgame.database(state, self.params["endgame"], build_missing=True)
 
     def _solve(self, state, limit):
         """The exact solver's move and margin; when a budget stops it first, the proven bounds give
@@ -687,6 +673,10 @@ class AlphaBetaAgent(TableAgent):
         )
 
     def _select(self, state, limit):
+        database = self._endgame(state)
+        perfect = self._database_move(state, database)
+        if perfect is not None:
+            return perfect
         if self.params["solve"]:
             return self._solve(state, limit)
         depth = limit.depth or MAX_DEPTH
@@ -694,7 +684,7 @@ class AlphaBetaAgent(TableAgent):
         deadline = deadline_after(limit.time)
         self.history >>= 1  # age the history between moves
         result = np.zeros(4)
-        db, k = self._endgame(state) or (np.zeros(0, np.int8), -1)
+        db, k = database or (np.zeros(0, np.int8), -1)
         move = alphabeta_search_endgame(
             state.data, depth, nodes, deadline, self.table, self.history, self.rng, result, db, k
         )

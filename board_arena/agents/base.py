@@ -212,6 +212,14 @@ class Agent:
                 f"{self.name} searches the full state, which {game.name} hides; "
                 "use a hidden-information agent (pimc, ismcts) or random, greedy"
             )
+        size = self.params.get("endgame")  # the searches that read an endgame database
+        if size:
+            if game.endgame is None:
+                raise ValueError(f"{self.name}: endgame={size}, but {game.name} has no endgame databases")
+            try:
+                game.endgame.check_size(size)
+            except ValueError as error:
+                raise ValueError(f"{self.name}: endgame={size}: {error}") from None
 
     def reset(self, seed: int | None = None) -> None:
         """Forgets the previous game (tables, trees, the last search); with ``seed``, also
@@ -324,6 +332,32 @@ class Agent:
 
     def _select(self, state: State, limit: Limit) -> SearchInfo:
         raise NotImplementedError
+
+    def _endgame(self, state: State) -> tuple[np.ndarray, int] | None:
+        """The endgame database ``(db, k)`` that the ``endgame`` parameter asks for (built once
+        into the cache folder), or None."""
+        size = self.params.get("endgame")
+        if not size or state.game.endgame is None:
+            return None
+        return state.game.endgame.database(state, size, build_missing=True)
+
+    def _database_move(self, state: State, database: tuple[np.ndarray, int] | None) -> SearchInfo | None:
+        """Perfect play from the game's endgame database when it holds ``state`` and the game
+        says how (``EndgameDatabases.perfect_moves``: the morris games, whose won positions a
+        search could keep for ever without winning them), one of the best moves drawn at random;
+        None otherwise."""
+        endgame = state.game.endgame
+        if database is None or endgame is None:
+            return None
+        moves = endgame.perfect_moves(state, database)
+        known = endgame.perfect_play(state, database) if moves else None
+        if not moves or known is None:
+            return None
+        from board_arena.kernels import rng_below
+
+        move = moves[int(rng_below(self.rng, len(moves)))] if len(moves) > 1 else moves[0]
+        value = known.result if state.current_player == 0 else -known.result
+        return SearchInfo(move=int(move), value=float(value), exact=True, depth=0, nodes=len(state.legal_moves()))
 
 
 class _CompileNotice(numba_event.Listener):

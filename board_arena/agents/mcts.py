@@ -350,6 +350,24 @@ def mcts_run(
     deadline_ns: int,
     rng: np.ndarray,
 ) -> int:
+    """:func:`mcts_run_endgame` without an endgame database."""
+    return mcts_run_endgame(root, tree, values, counters, settings, max_simulations, deadline_ns, rng,
+                            np.zeros(0, np.int8), -1)
+
+
+@kernel(nogil=True)
+def mcts_run_endgame(
+    root: np.void,
+    tree: np.ndarray,
+    values: np.ndarray,
+    counters: np.ndarray,
+    settings: Settings,
+    max_simulations: int,
+    deadline_ns: int,
+    rng: np.ndarray,
+    db: np.ndarray,
+    db_k: int,
+) -> int:
     """Runs simulations from ``root`` into ``tree`` until ``max_simulations`` in all, the
     ``deadline_ns`` (``monotonic_ns``; 0: none), a tree without room for one more child block or
     (with the solver) a proven root; returns the simulations run now. Releases the interpreter
@@ -363,7 +381,9 @@ def mcts_run(
     heuristic or both) and backs the result up along the selection path (nodes have no parent
     links: the path holds the nodes and who moved into each). With the solver, a terminal leaf
     is proven, a proof climbs the path while the children decide the parent, and a simulation
-    that selects a proven node backs up its exact value without evaluating anything.
+    that selects a proven node backs up its exact value without evaluating anything. ``db``
+    with ``db_k``: an endgame database (``contract.endgame_value``; empty with -1: none), whose
+    value of a new leaf is that leaf's exact result, proven with the solver.
     """
     work = contract.new_states(root, 1)
     moves = np.empty(contract.max_moves(root), contract.MOVE_DTYPE)
@@ -430,12 +450,21 @@ def mcts_run(
             # Evaluation: a proven leaf's exact value, else the rollout, the heuristic or both.
             leaf = path[depth]
             exact = proven_value(tree[leaf]["total"]) if solver else UNPROVEN
+            known = contract.NO_ENDGAME_VALUE
+            if db_k >= 0 and exact == UNPROVEN and lost < 0 and not contract.is_terminal(s):
+                known = contract.endgame_value(s, db, db_k)
             if exact != UNPROVEN:
                 result = exact if movers[depth] == 0 else -exact
                 heuristic = result
             elif lost >= 0:
                 result = -1.0 if lost == 0 else 1.0
                 heuristic = result
+            elif known != contract.NO_ENDGAME_VALUE:  # the database's exact result (player 0's)
+                final = contract.margin(s) + (known if contract.current_player(s) == 0 else -known)
+                result = 1.0 if final > 0 else (-1.0 if final < 0 else 0.0)
+                heuristic = result
+                if solver:
+                    proved = _mark_proven(tree, leaf, depth, result if movers[depth] == 0 else -result)
             elif plain:  # the common case first, with no test that the playout makes anyway
                 plies = contract.random_playout(s, rng, moves)
                 result = contract.outcome(s)
@@ -669,6 +698,10 @@ class MCTSAgent(TreeSearchAgent):
               "Game.implicit_minimax, else 0)", low=0.0, high=1.0, kind=float, allow_none=True, effect="setting"),
         AgentParam("threads", 1, "independent trees searched at once in threads, their root visits summed "
               "(root parallelism); an iterations budget is shared between them", low=1, high=MAX_THREADS, effect="work"),
+        AgentParam("endgame", 0, "endgame database of every position up to this size (Kalah: seeds on the board; the "
+              "morris games: cows on the board after placing; built once into the cache folder): a new leaf it holds "
+              "takes its exact value, and a position it holds is played perfectly; 0: none",
+              low=0, high=63, effect="database"),
     )
     NODE_DTYPE = NODE
     RUN = mcts_run
@@ -695,15 +728,20 @@ class MCTSAgent(TreeSearchAgent):
         data = state.data
         no_values = np.empty(0, np.float32)
 
+        db, k = self._endgame(state) or (np.zeros(0, np.int8), -1)
+
         def run(tree, counters, target, deadline):
             # The records' minimax values, viewed anew after each growth (which may move the tree).
             values = tree["value"] if settings.alpha > 0.0 else no_values
-            return mcts_run(data, tree, values, counters, settings, target, deadline, rng)
+            return mcts_run_endgame(data, tree, values, counters, settings, target, deadline, rng, db, k)
 
         room = self._records_per_simulation(state)
         return grow_tree(run, self._node_dtype(state), init_tree, limit, self.DEFAULT_ITERATIONS, room)
 
     def _select(self, state, limit):
+        perfect = self._database_move(state, self._endgame(state))
+        if perfect is not None:
+            return perfect
         threads = self.params["threads"]
         if threads == 1:
             searches = [self._grow(state, limit, self.rng)]

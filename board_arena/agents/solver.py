@@ -1403,14 +1403,6 @@ class SolverAgent(Agent):
         self._book: Book | None = None
         self._db: tuple[np.ndarray, int] | None = None
 
-    def check_game(self, game: Game) -> None:
-        super().check_game(game)
-        size = self.params["endgame"]
-        if size:
-            if game.endgame is None:
-                raise ValueError(f"{self.name}: endgame={size}, but {game.name} has no endgame databases")
-            game.endgame.check_size(size)
-
     def reset(self, seed: int | None = None) -> None:
         # The table is not cleared: it holds only proven bounds, which a new game does not change.
         super().reset(seed)
@@ -1472,6 +1464,9 @@ class SolverAgent(Agent):
     def _select(self, state: State, limit: Limit) -> SearchInfo:
         self._prepare(state)
         assert self._table is not None
+        perfect = self._database_move(state, self._db)
+        if perfect is not None:
+            return perfect
         # The book goes into the table here, and the table's expensive proofs into the book only
         # after a long solve: a scan of the table would take a good part of a short move, and a
         # short solve proves nothing that is dear to prove again.

@@ -1,14 +1,14 @@
 """Retrograde databases of the morris games after placing: the exact value of every position with
 no cows in hand and at most ``k`` cows on the board, sector by sector.
 
-**What a code means.** One ``int8`` a position (:mod:`engines.morabaraba.sectors` says where), for
+**What a code means.** One ``int16`` a position (:mod:`engines.morabaraba.sectors` says where), for
 the player to move:
 
 ==========  ====================================================================================
 ``0``       a draw
-``+d``      a win; ``d`` (1..127) plies until the next *decisive event* under perfect play
+``+d``      a win; ``d`` (1..32767) plies until the next *decisive event* under perfect play
 ``-d``      a loss, likewise
-``-128``    the mover has no legal move: lost now
+``-32768``  the mover has no legal move: lost now
 ==========  ====================================================================================
 
 A decisive event, for the side that wins, is a shot (by either side) into a position that it
@@ -437,7 +437,7 @@ def build_sector(rules: Rules, m: int, o: int, below: dict[tuple[int, int], np.n
     draws = np.zeros(total, np.bool_)
     d, fly, full = int(rules.diagonals), bool(rules.flying), bool(rules.full_board_draw)
     stop = threading.Event()
-    none = np.zeros(1, np.int8)
+    none = np.zeros(1, np.int16)
     jobs = []
     for k, (a, b) in enumerate(pair):
         under = below.get((b - 1, a), none) if b > 3 else none
@@ -467,7 +467,7 @@ def build_sector(rules: Rules, m: int, o: int, below: dict[tuple[int, int], np.n
             raise ValueError(f"sector {m}-{o}: distances beyond {level} plies")
     result = {}
     for k, sector in enumerate(pair):
-        codes = np.empty(sizes[k], np.int8)
+        codes = np.empty(sizes[k], np.int16)
         longest = _codes(state, dist, bases[k], bases[k] + sizes[k], codes)
         if longest > MAX_DISTANCE:
             raise ValueError(f"sector {sector[0]}-{sector[1]} has a distance of {longest} plies, beyond the "
@@ -505,7 +505,7 @@ def _read_sector(rules: Rules, m: int, o: int) -> tuple[np.ndarray, int]:
     path = sector_path(rules, m, o)
     try:
         header = datafile.read_header(path, FILE_KIND)
-        codes = datafile.read(path, FILE_KIND, FORMAT_VERSION, _fields(rules, m, o), np.dtype(np.int8))
+        codes = datafile.read(path, FILE_KIND, FORMAT_VERSION, _fields(rules, m, o), np.dtype(np.int16))
     except datafile.DataFileError as error:
         raise DatabaseError(f"{error}; {_hint(rules, m, o)}") from None
     if len(codes) != sector_size(m, o):
@@ -552,7 +552,7 @@ def _assemble(rules: Rules, stones: int, most_per_side: int, parts: dict[tuple[i
         at += 4 * len(_class_tables(m)[0])
     for m, o in parts:
         header[H_SECTOR + (MAX_STONES_PER_SIDE + 1) * m + o] = at
-        at += len(parts[(m, o)][0])
+        at += 2 * len(parts[(m, o)][0])
     bound = 0
     for t in range(N_POINTS + 1):
         bound += max((longest for (m, o), (_, longest) in parts.items() if m + o == t), default=0)
@@ -562,7 +562,7 @@ def _assemble(rules: Rules, stones: int, most_per_side: int, parts: dict[tuple[i
     db[HEADER_BYTES:HEADER_BYTES + 4 * len(classes)] = classes.view(np.int8)
     for (m, o), (codes, _) in parts.items():
         start = header[H_SECTOR + (MAX_STONES_PER_SIDE + 1) * m + o]
-        db[start:start + len(codes)] = codes
+        db[start:start + 2 * len(codes)] = codes.astype("<i2").view(np.int8)
     return db
 
 
@@ -645,7 +645,7 @@ def lookup(db: np.ndarray, movers: np.ndarray, opponents: np.ndarray) -> np.ndar
     opponents = np.ascontiguousarray(opponents, np.uint64)
     if movers.shape != opponents.shape:
         raise ValueError("movers and opponents must have the same length")
-    out = np.empty(len(movers), np.int8)
+    out = np.empty(len(movers), np.int16)
     _lookup_many(db, movers, opponents, out)
     return out
 

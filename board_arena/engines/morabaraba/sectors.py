@@ -18,8 +18,8 @@ position: the builder marks them and no lookup reaches them.
 
 **A database array** (``int8``): a header of :data:`HEADER_WORDS` int64 words (the variant, the
 byte offset of each class table and each sector, a bound on the length of the rest of a game per
-stones on the board), the class tables (``int32``), then the sectors, one code a position
-(:mod:`engines.morabaraba.retrograde` says what a code means). Everything that the compiled
+stones on the board), the class tables (``int32``), then the sectors, one ``int16`` code a
+position, low byte first (:mod:`engines.morabaraba.retrograde` says what a code means). Everything that the compiled
 lookup needs is inside the array, so that a search reads it through the game contract's
 ``endgame_value(s, db, k)``.
 """
@@ -35,9 +35,9 @@ __all__ = ["LOST_NOW", "MAX_DISTANCE", "NO_CODE", "code_result", "code_at", "SYM
            "HEADER_WORDS", "HEADER_BYTES", "MAX_STONES_PER_SIDE"]
 
 #: The code of a position whose mover has no legal move (see :mod:`engines.morabaraba.retrograde`).
-LOST_NOW = -128
+LOST_NOW = -(1 << 15)
 #: The longest distance a code holds.
-MAX_DISTANCE = 127
+MAX_DISTANCE = (1 << 15) - 1
 #: What :func:`code_at` returns for a position that the database does not hold.
 NO_CODE = 1 << 20
 
@@ -266,4 +266,6 @@ def code_at(db, x, y):
     if sector < 0 or table < 0:
         return NO_CODE
     classes = db[table:table + 4 * BINOMIAL[N_POINTS, m]].view(np.int32)
-    return np.int64(db[sector + index_of(x, y, classes, 0)])
+    at = sector + 2 * index_of(x, y, classes, 0)
+    code = (np.int64(db[at + 1]) << 8) | (np.int64(db[at]) & 0xFF)  # the high byte carries the sign
+    return code
