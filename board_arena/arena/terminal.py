@@ -17,6 +17,7 @@ from board_arena import agents, engines
 from board_arena.arena.tournament.clock import GameClock, TimeControl
 from board_arena.arena.tournament.movelog import search_entry
 from board_arena.commandline import interrupt_handled
+from board_arena.engines.endgame import perfect_play_words
 from board_arena.engines.style import Style
 from board_arena.ugi.host import EngineFault, UgiEngine
 
@@ -175,6 +176,9 @@ class PlaySession:
             if isinstance(adviser, UgiEngine):
                 adviser.close()
         self.write(f"Hint: {self._human_view().format_move(found.move)} ({found.summary()})")
+        known = perfect_play_words(self.state) if self.game.perfect_information else None
+        if known is not None:
+            self.write(f"The endgame database: {known}.")
 
     def undo(self) -> None:
         if self.clock is not None:

@@ -20,7 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     from board_arena.engines.game import Game, State
 
-__all__ = ["EndgameDatabases", "PerfectPlay"]
+__all__ = ["EndgameDatabases", "PerfectPlay", "perfect_play_words"]
 
 
 class PerfectPlay(NamedTuple):
@@ -78,6 +78,17 @@ class EndgameDatabases:
         repeat, and the default is None."""
         return None
 
+    def describe(self, state: State, database: tuple[np.ndarray, int]) -> str | None:
+        """``state``'s value under perfect play in words (``South wins by 6 under perfect play``),
+        or None when the database does not hold it."""
+        known = self.perfect_play(state, database)
+        if known is None:
+            return None
+        if known.result == 0:
+            return "a draw under perfect play" + (f" (score {known.score:+d})" if known.score else "")
+        winner = self.game.player_names[0 if known.result > 0 else 1]
+        return f"{winner} wins" + (f" by {abs(known.score)}" if known.score else "") + " under perfect play"
+
     def perfect_play(self, state: State, database: tuple[np.ndarray, int]) -> PerfectPlay | None:
         """How ``state`` ends under perfect play, read from ``database`` (:meth:`database`'s), or
         None when the database does not hold it: the perfect-play oracle that adjudication
@@ -99,3 +110,17 @@ class EndgameDatabases:
             return None
         final = int(contract.margin(data)) + (change if int(contract.current_player(data)) == 0 else -change)
         return PerfectPlay(float((final > 0) - (final < 0)), final)
+
+
+def perfect_play_words(state: State) -> str | None:
+    """What the game's endgame databases already built in the cache folder say about ``state``
+    (:meth:`EndgameDatabases.describe`), for a hint; None when none holds it (nothing is built)."""
+    endgame = state.game.endgame
+    if endgame is None or state.is_terminal():
+        return None
+    try:
+        size = endgame.default_size(state)
+        database = endgame.database(state, size, build_missing=False) if size else None
+    except ValueError:  # rules the databases do not cover, or a damaged file: no words
+        return None
+    return None if database is None else endgame.describe(state, database)

@@ -24,6 +24,7 @@ from board_arena.arena.web.searches import (
     Ticket,
     move_seed,
 )
+from board_arena.engines.endgame import perfect_play_words
 from board_arena.engines.game import State
 
 __all__ = ["GameSession", "RequestError", "DEFAULT_OPPONENTS"]
@@ -267,7 +268,9 @@ class GameSession:
     def finish_hint(self, ticket: Ticket) -> dict[str, Any]:
         info = ticket.info if ticket.consumed and ticket.info is not None else self._outcome(ticket)
         seen = self.seen_state()
-        return {"move": seen.format_move(info.move), "clicks": self.game.web.move_clicks(seen, info.move), "summary": info.summary()}
+        known = perfect_play_words(self.state) if self.game.perfect_information else None
+        summary = info.summary() + (f"; the endgame database: {known}" if known is not None else "")
+        return {"move": seen.format_move(info.move), "clicks": self.game.web.move_clicks(seen, info.move), "summary": summary}
 
     def stop_search(self, pool: SearchPool, reason: str) -> None:
         """Stops the search under way, if any (its worker is free when this returns)."""

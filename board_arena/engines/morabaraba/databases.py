@@ -79,11 +79,11 @@ class MorrisDatabases(EndgameDatabases):
         except ValueError:
             return 0
         most = int(self.game.params["cows"])
-        size = self.DEFAULT_STONES
-        while size < 2 * most and all(retrograde.sector_path(rules, m, o).is_file()
-                                      for m, o in retrograde.sector_list(size + 1, most)):
-            size += 1
-        return size
+        built = 0
+        while built < 2 * most and all(retrograde.sector_path(rules, m, o).is_file()
+                                       for m, o in retrograde.sector_list(max(6, built + 1), most)):
+            built = max(6, built + 1)
+        return built or min(self.DEFAULT_STONES, 2 * most)
 
     def value(self, state: State, database: tuple[np.ndarray, int]) -> DatabaseValue | None:
         """``state``'s value for its player to move (the three-cow counter and the ply cap read as
@@ -96,6 +96,17 @@ class MorrisDatabases(EndgameDatabases):
         code = int(sectors.code_at(db, s["cows"][me], s["cows"][1 - me]))
         result = int(kernels.endgame_value(s, db, size))
         return DatabaseValue(result, 0 if result == 0 else (0 if code == sectors.LOST_NOW else abs(code)))
+
+    def describe(self, state: State, database: tuple[np.ndarray, int]) -> str | None:
+        """E.g. ``White wins under perfect play: a decisive shot in 5 plies``."""
+        known = self.value(state, database)
+        if known is None:
+            return None
+        if known.result == 0:
+            return "a draw under perfect play"
+        mover = int(state.data["to_move"])
+        winner = self.game.player_names[mover if known.result > 0 else 1 - mover]
+        return f"{winner} wins under perfect play: a decisive shot in {known.plies} {'ply' if known.plies == 1 else 'plies'}"
 
     def perfect_play(self, state: State, database: tuple[np.ndarray, int]) -> PerfectPlay | None:
         """Who wins ``state`` under perfect play; the score is 0 (the databases know who wins, not
