@@ -91,16 +91,24 @@ def _setup(state):
     return {"white": board["cows"][0], "black": board["cows"][1], "in_hand": (0, 0), "to_move": state.current_player}
 
 
-def test_a_near_ply_cap_hides_a_decided_value(cache):
+def test_the_ply_cap_is_read_exactly(cache):
     game = engines.make("nine-mens-morris")  # draws at 200 plies
     database = game.endgame.database(game.new_initial_state(0), STONES)
     rng = random.Random(5)
     while True:
         state = random_position(game, rng)
-        if game.endgame.value(state, database).result != 0:
+        known = game.endgame.value(state, database)
+        if known.result != 0 and known.plies >= 2 and sum(map(len, state.board()["cows"])) == 7:
             break
-    late = game.position(**_setup(state), plies=199)
-    assert game.endgame.value(late, database) is None and game.endgame.perfect_play(late, database) is None
+    cap = game.params["max_plies"]
+    # The first decisive event beyond the cap: a draw, which the cap then makes.
+    beyond = game.position(**_setup(state), plies=cap - known.plies + 1)
+    assert game.endgame.value(beyond, database).result == 0
+    # Within the cap, but maybe not the rest of the game (after a shot, three against three): the
+    # database does not say.
+    near = game.position(**_setup(state), plies=cap - known.plies)
+    assert game.endgame.value(near, database) is None and game.endgame.perfect_play(near, database) is None
+    assert game.endgame.value(game.position(**_setup(state), plies=18), database) == known
 
 
 def test_the_sixteen_images_of_a_position_share_its_code(cache):

@@ -1035,7 +1035,7 @@ def endgame_value(s, db, k):
     """The result (1, 0, -1) for the player to move of ``s`` under perfect play, from a morris
     database array ``db`` (``retrograde.load``) of positions up to ``k`` cows on the board, or
     NO_ENDGAME_VALUE: cows in hand, more cows on the board, a database of other rules, or a ply
-    cap close enough to cut a decided game short. (The default margin is the result, so this is
+    cap that may or may not cut a decided game short. (The default margin is the result, so this is
     the change of the margin that the contract asks for.)"""
     if k < 6 or len(db) < sectors.HEADER_BYTES or s["in_hand"][0] != 0 or s["in_hand"][1] != 0:
         return NO_ENDGAME_VALUE
@@ -1058,8 +1058,16 @@ def endgame_value(s, db, k):
         return NO_ENDGAME_VALUE
     limit = np.int64(s["three_cow_limit"]) if m == 3 or o == 3 else np.int64(0)
     result = sectors.code_result(code, np.int64(s["three_cow"]) if limit > 0 else np.int64(0), limit)
-    if result != 0 and s["max_plies"] > 0 and np.int64(s["plies"]) + words[sectors.H_BOUND + m + o] > s["max_plies"]:
-        return NO_ENDGAME_VALUE
+    if result != 0 and s["max_plies"] > 0:
+        # The ply cap: a decided game whose first decisive event comes after the cap is drawn
+        # (no side wins without one); one whose whole rest fits before the cap keeps its value
+        # (the header bounds the plies after that event); in between the database cannot tell.
+        remaining = np.int64(s["max_plies"]) - np.int64(s["plies"])
+        d = np.int64(0) if code == sectors.LOST_NOW else abs(code)
+        if d > remaining:
+            return np.int64(0)
+        if d + words[sectors.H_BOUND + m + o - 1] > remaining:
+            return NO_ENDGAME_VALUE
     return np.int64(result)
 
 

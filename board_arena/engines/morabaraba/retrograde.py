@@ -9,6 +9,7 @@ the player to move:
 ``+d``      a win; ``d`` (1..32767) plies until the next *decisive event* under perfect play
 ``-d``      a loss, likewise
 ``-32768``  the mover has no legal move: lost now
+``-32767``  no position (an index that symmetry leaves unused)
 ==========  ====================================================================================
 
 A decisive event, for the side that wins, is a shot (by either side) into a position that it
@@ -22,8 +23,10 @@ three cows) needs no counter in the files: in a sector where a player has three 
 move adds one to the counter and a shot resets it, so a position with counter ``c`` is won (lost)
 exactly when its code is a win (loss) with ``d <= L - c``, and drawn otherwise. Values of the next
 sector are read at counter 0. **The ply cap** (nine men's morris draws at 200 plies) is not in the
-values: the lookup answers only when the cap is too far away to matter (the header bounds the
-plies to the end of a perfectly played game by the cows on the board).
+values, but the lookup reads it exactly: a decided position whose next decisive event lies
+beyond the cap is a draw, one whose whole rest fits before the cap keeps its value (the header
+bounds the plies to the end of a perfectly played game by the cows on the board), and the lookup
+does not answer in between.
 
 **Building.** For each position of a sector pair, its moves are generated once: a shot's value is
 read from the finished sector below, the quiet moves' children (distinct up to symmetry) are
@@ -78,6 +81,7 @@ from board_arena.engines.morabaraba.sectors import (
     MAGIC,
     MAX_DISTANCE,
     MAX_STONES_PER_SIDE,
+    NO_POSITION,
     code_result,
     index_of,
     set_of_rank,
@@ -354,7 +358,9 @@ def _codes(state, dist, start, stop, out):
     for i in range(start, stop):
         s = state[i]
         c = 0
-        if s == _WON or s == _LOST:
+        if s == _NOT_A_POSITION:
+            c = NO_POSITION
+        elif s == _WON or s == _LOST:
             k = np.int64(dist[i])
             longest = max(longest, k)
             if k > MAX_DISTANCE:
@@ -516,7 +522,7 @@ def _read_sector(rules: Rules, m: int, o: int) -> tuple[np.ndarray, int]:
 
 def _longest_deciding(rules: Rules, m: int, o: int, codes: np.ndarray) -> int:
     """The longest distance of a win or loss that the three-cow rule lets stand (for the ply cap)."""
-    decisive = np.abs(codes[(codes != 0) & (codes != LOST_NOW)].astype(np.int64))
+    decisive = np.abs(codes[(codes != 0) & (codes != LOST_NOW) & (codes != NO_POSITION)].astype(np.int64))
     if rules.counted(m, o):
         decisive = decisive[decisive <= rules.three_cow]
     return int(decisive.max()) if len(decisive) else 0

@@ -14,7 +14,7 @@ smallest in ``x'``, then in ``y'``. The index of a position of sector ``(m, o)``
 in order (a table per ``m``, stored in the database), and ``rank`` is ``y'``'s rank among the
 ``o``-subsets of the points that ``x'`` leaves empty (the combinatorial number system). A few
 indices (those of a symmetric ``x'`` with a ``y'`` that is not the smallest of its images) hold no
-position: the builder marks them and no lookup reaches them.
+position: the builder gives them the code NO_POSITION, which no lookup reaches.
 
 **A database array** (``int8``): a header of :data:`HEADER_WORDS` int64 words (the variant, the
 byte offset of each class table and each sector, a bound on the length of the rest of a game per
@@ -31,13 +31,15 @@ import numpy as np
 from board_arena.engines.morabaraba.board import LINES, N_POINTS, RING_POINTS, lines_of
 from board_arena.kernels import kernel, lowest_bit_index, nth_set_bit, popcount
 
-__all__ = ["LOST_NOW", "MAX_DISTANCE", "NO_CODE", "code_result", "code_at", "SYMMETRIES", "N_SYMMETRIES", "BINOMIAL", "symmetric", "canonical", "rank_of", "index_of", "set_of_rank",
+__all__ = ["LOST_NOW", "MAX_DISTANCE", "NO_CODE", "NO_POSITION", "code_result", "code_at", "SYMMETRIES", "N_SYMMETRIES", "BINOMIAL", "symmetric", "canonical", "rank_of", "index_of", "set_of_rank",
            "HEADER_WORDS", "HEADER_BYTES", "MAX_STONES_PER_SIDE"]
 
 #: The code of a position whose mover has no legal move (see :mod:`engines.morabaraba.retrograde`).
 LOST_NOW = -(1 << 15)
+#: The code of an index that holds no position (see "Symmetries" above).
+NO_POSITION = -(1 << 15) + 1
 #: The longest distance a code holds.
-MAX_DISTANCE = (1 << 15) - 1
+MAX_DISTANCE = (1 << 15) - 2
 #: What :func:`code_at` returns for a position that the database does not hold.
 NO_CODE = 1 << 20
 
