@@ -53,7 +53,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -88,6 +88,9 @@ from board_arena.engines.morabaraba.sectors import (
     spread,
 )
 from board_arena.kernels import kernel, lowest_bit_index
+
+if TYPE_CHECKING:
+    from board_arena.engines.game import Game
 
 __all__ = ["Rules", "rules_of", "build_sector", "load", "lookup", "sector_size", "sector_list", "database_positions",
            "cache_dir", "sector_path", "DatabaseError", "FILE_KIND", "FORMAT_VERSION", "LOST_NOW", "MAX_DISTANCE",
@@ -134,7 +137,7 @@ class Rules(NamedTuple):
         return self.three_cow > 0 and (m == 3 or o == 3)
 
 
-def rules_of(game) -> Rules:
+def rules_of(game: Game) -> Rules:
     """The :class:`Rules` of a Morabaraba variant (``engines.make("nine-mens-morris")``).
 
     Raises:
@@ -422,7 +425,7 @@ def _in_threads(jobs: list[tuple[Any, ...]], run, threads: int, stop: threading.
 
 
 def build_sector(rules: Rules, m: int, o: int, below: dict[tuple[int, int], np.ndarray], *, threads: int | None = None,
-                 bar=None) -> dict[tuple[int, int], np.ndarray]:
+                 bar: Any = None) -> dict[tuple[int, int], np.ndarray]:
     """The codes of sectors ``(m, o)`` and ``(o, m)`` (one if ``m == o``), given the codes of the
     sectors below them (``below[(o - 1, m)]`` and ``below[(m - 1, o)]`` where those exist).
     ``bar``: a tqdm bar that the positions move on.
@@ -572,7 +575,7 @@ def _assemble(rules: Rules, stones: int, most_per_side: int, parts: dict[tuple[i
     return db
 
 
-def load(game, stones: int, *, build_missing: bool = False, progress: bool = False, threads: int | None = None) -> np.ndarray | None:
+def load(game: Game, stones: int, *, build_missing: bool = False, progress: bool = False, threads: int | None = None) -> np.ndarray | None:
     """The database of ``game``'s variant with every position of at most ``stones`` cows on the
     board (no cows in hand), from the sector files in the cache folder; None if one is missing
     and ``build_missing`` is false (else the missing ones are built and saved, in order).
@@ -605,7 +608,7 @@ def load(game, stones: int, *, build_missing: bool = False, progress: bool = Fal
     return db
 
 
-def check_stones(game, stones: int) -> None:
+def check_stones(game: Game, stones: int) -> None:
     """Raises ValueError unless a database of ``stones`` cows on the board can serve ``game``."""
     most = 2 * int(game.params["cows"])
     if not isinstance(stones, (int, np.integer)) or not 6 <= stones <= most:
@@ -665,7 +668,7 @@ def _lookup_many(db, movers, opponents, out):
 def main(argv: Sequence[str] | None = None) -> int:
     """The builder's command line: every bad input is one line and status 2; Ctrl-C is one line
     and status 130 (the sectors finished are kept, the one under way is built again next time)."""
-    from board_arena import engines
+    from board_arena.engines.registry import make
 
     prog = "python -m board_arena.engines.morabaraba.retrograde"
     parser = OneLineParser(prog=prog, description="Build the morris databases (positions after placing) into the "
@@ -679,7 +682,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 2
     try:
-        game = engines.make(args.game)
+        game = make(args.game)
         if game.family != "morabaraba":
             parser.error(f"--game must be a morris game (nine-mens-morris, morabaraba, ...), not {args.game!r}")
         if args.threads is not None and args.threads < 1:
