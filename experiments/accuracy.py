@@ -3,6 +3,7 @@
     python experiments/accuracy.py
     python experiments/accuracy.py --positions 60 --budgets 0.01,0.1,1 --out accuracy-run
     python experiments/accuracy.py --games konane:size=5 --agents random,alphabeta,solver --budgets 0.1
+    python experiments/accuracy.py --games nine-mens-morris,morabaraba --database 10 --agents random,greedy,alphabeta,mcts,solver
 
 Positions are taken from real games (``--positions`` per game variant, one per game): each game
 opens with 0..6 random moves, then two agents drawn from a varied pool (greedy, alpha-beta of
@@ -11,7 +12,9 @@ at random. Every move of every picked position is solved exactly (board_arena/ag
 with the Kalah endgame database the solver agent uses); the values are cached in the cache folder
 (``$BOARD_ARENA_CACHE/accuracy``), so a second run costs only the agents' time, and the solves'
 expensive proofs go into the variant's book of solved positions (``--no-book``: not), which the
-perfect-play agent reads: a position solved once stays solved.
+perfect-play agent reads: a position solved once stays solved. With ``--database SIZE`` the
+positions are only those the game's endgame database of that size holds (the morris games:
+positions after placing with at most SIZE cows on the board), whose values it gives.
 
 Each agent is then asked for a move in each position at each budget (seconds per move, wall
 clock; an agent is reused across positions and reset between them, as in the arena; an agent
@@ -88,8 +91,10 @@ def parse_games(text: str) -> list[engines.Game]:
 # Positions and their exact values.
 
 
-def sample_positions(game: engines.Game, count: int, seed: int) -> list[engines.State]:
-    """``count`` non-terminal positions, one from each of ``count`` games between varied agents."""
+def sample_positions(game: engines.Game, count: int, seed: int, database: tuple[np.ndarray, int] | None = None) -> list[engines.State]:
+    """``count`` non-terminal positions, one from each of ``count`` games between varied agents;
+    with ``database``, only positions that the game's endgame database holds (a game that reaches
+    none gives none)."""
     rng = np.random.default_rng(seed)
     pool = [agents.make_agent(spec, seed=seed + i) for i, spec in enumerate(POOL)]
     positions = []
@@ -102,7 +107,8 @@ def sample_positions(game: engines.Game, count: int, seed: int) -> list[engines.
         players = [pool[int(i)] for i in rng.integers(len(pool), size=2)]
         seen = []
         while not state.is_terminal():
-            seen.append(state.copy())
+            if database is None or game.endgame.perfect_play(state, database) is not None:  # type: ignore[union-attr]
+                seen.append(state.copy())
             state.apply(players[state.current_player].select_move(state))
         if seen:
             positions.append(seen[int(rng.integers(len(seen)))])
@@ -112,7 +118,7 @@ def sample_positions(game: engines.Game, count: int, seed: int) -> list[engines.
 class ExactValues:
     """Final margins (player 0's) under perfect play, solved once and cached on disk per variant."""
 
-    def __init__(self, game: engines.Game, table_mb: float, book: bool = True):
+    def __init__(self, game: engines.Game, table_mb: float, book: bool = True, database: tuple[np.ndarray, int] | None = None):
         self.game = game
         # The variant's book of solved positions (cache folder): the expensive proofs of these
         # solves go into it, where the solver agent (and any later solve) finds them.
@@ -129,7 +135,7 @@ class ExactValues:
                 self.values = {}  # a damaged cache is solved again
         self.table_mb = table_mb
         self._table: np.ndarray | None = None
-        self._db = None
+        self._db = database
         self.solved = 0
         self.cpu_seconds = 0.0
 
@@ -146,7 +152,7 @@ class ExactValues:
             if self._table is None:
                 self._table = new_solver_table(self.table_mb)
                 size = self.game.endgame.default_size(state) if self.game.endgame else 0  # the solver agent's: built once for both
-                if size:
+                if size and self._db is None:
                     self._db = self.game.endgame.database(state, size, build_missing=True, progress=True)
             solution = solve(state, table=self._table, endgame=self._db, book=self.book)
             assert solution.exact and solution.margin is not None
@@ -290,6 +296,9 @@ def parse_args(argv):
     parser.add_argument("--agents", default=DEFAULT_AGENTS, help=f"agents to judge (default {DEFAULT_AGENTS})")
     parser.add_argument("--budgets", default="0.01,0.1,1", help="seconds per move (default 0.01,0.1,1)")
     parser.add_argument("--positions", type=int, default=40, help="positions per game variant (default 40)")
+    parser.add_argument("--database", type=int, default=None, metavar="SIZE",
+                        help="take only positions that the game's endgame database of this size holds (the morris "
+                             "games: cows on the board after placing), built once; their values are read from it")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--table-mb", type=float, default=512.0, help="table of the exact solves, MiB (default 512)")
     parser.add_argument("--out", default="accuracy-run", help="folder of the table, data and plot")
@@ -311,6 +320,11 @@ def parse_args(argv):
         args.agents = [spec.strip() for spec in args.agents.split(",") if spec.strip()]
         for spec in args.agents:
             agents.make_agent(spec)
+        if args.database is not None:
+            for game in args.games:
+                if game.endgame is None:
+                    raise ValueError(f"--database: {game.name} has no endgame databases")
+                game.endgame.check_size(args.database)
     except (ValueError, KeyError) as error:
         parser.error(str(error).strip("'\""))
     out = Path(args.out)
@@ -329,8 +343,12 @@ def run(args) -> int:
     rows: list[Row] = []
     for g, game in enumerate(args.games):
         started = time.perf_counter()
-        positions = sample_positions(game, args.positions, args.seed + 1000 * g)
-        exact = ExactValues(game, args.table_mb, book=args.book)
+        database = None
+        if args.database is not None:
+            assert game.endgame is not None
+            database = game.endgame.database(game.new_initial_state(0), args.database, build_missing=True, progress=True)
+        positions = sample_positions(game, args.positions, args.seed + 1000 * g, database)
+        exact = ExactValues(game, args.table_mb, book=args.book, database=database)
         try:
             margins = [exact.move_margins(state) for state in positions]
         finally:
