@@ -35,7 +35,8 @@ counted. Then levels: the positions decided at distance ``d`` are taken back one
 from each predecessor's count of undecided children, which is lost at ``d + 1`` when none is left
 (or drawn, if a shot of its own draws). What is undecided at the end is a draw: the players can
 keep out of every decisive event for ever. Generating the moves runs on every core (threads over
-chunks, the compiled kernels releasing the interpreter lock); the levels run in one thread.
+chunks, the compiled kernels releasing the interpreter lock); the levels run in one thread per
+sector of the pair.
 
 Files (``engines.datafile``): one per sector in the cache folder (:func:`cache_dir`), named by the
 rules that decide values (diagonals, flying, the three-cow limit, the full-board rule) and not by
@@ -338,8 +339,8 @@ def _take_back(level, m, o, forms, classes, class_base, state, dist, base_self, 
             if back_state[p] != _UNDECIDED:
                 continue
             if s == _LOST:
-                back_state[p] = _WON
                 back_dist[p] = level + 1
+                back_state[p] = _WON
                 decided += 1
             else:
                 back_count[p] -= 1
@@ -347,8 +348,8 @@ def _take_back(level, m, o, forms, classes, class_base, state, dist, base_self, 
                     if back_draws[p]:
                         back_state[p] = _DRAWN
                     else:
-                        back_state[p] = _LOST
                         back_dist[p] = level + 1
+                        back_state[p] = _LOST
                         decided += 1
     return decided
 
@@ -464,11 +465,22 @@ def build_sector(rules: Rules, m: int, o: int, below: dict[tuple[int, int], np.n
     _in_threads(jobs, _generate, threads, stop, moved)
     level = 0
     while True:
-        decided = 0
-        for k, (a, b) in enumerate(pair):
+        found = [0] * len(pair)
+
+        def take_back(k, level=level):
+            a, b = pair[k]
             back = bases[1 - k] if len(pair) == 2 else 0
-            decided += _take_back(level, a, b, _class_tables(a)[1], classes, class_base, state, dist, bases[k], sizes[k],
+            found[k] = _take_back(level, a, b, _class_tables(a)[1], classes, class_base, state, dist, bases[k], sizes[k],
                                   back, state, dist, count, draws, d, fly)
+
+        # The two sectors of a pair at once from level 1 on: each thread reads its own sector's
+        # positions of this level and writes only the other's undecided ones (their distance,
+        # then their state, never this level's), so neither sees the other's writes as this
+        # level's work. At level 0 a position written at level 1 could be read half written.
+        _in_threads([(k,) for k in range(len(pair))], take_back, threads if level > 0 else 1, stop)
+        decided = sum(found)
+        if bar is not None:
+            bar.set_postfix(sector=f"{m}-{o}", level=level)
         level += 1
         if decided == 0 and level > 1:  # the moves' generation decides positions at distances 0 and 1
             break
