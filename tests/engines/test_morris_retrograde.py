@@ -13,6 +13,7 @@ from board_arena.engines import datafile
 from board_arena.engines.morabaraba import retrograde, sectors
 from board_arena.engines.morabaraba.board import POINT_NAMES
 from board_arena.engines.morabaraba.databases import MorrisDatabases
+from tests.reference import morris_solver
 from tests.support.cli import arena_cli
 
 STONES = 7
@@ -130,6 +131,38 @@ def test_the_sixteen_images_of_a_position_share_its_code(cache):
 
 def _image(bb, s):
     return sum(1 << int(sectors.SYMMETRIES[s, p]) for p in range(24) if bb >> p & 1)
+
+
+@pytest.mark.parametrize("name", ["nine-mens-morris", "morabaraba"])
+def test_a_separately_written_solver_agrees_position_by_position(cache, name):
+    """tests/reference/morris_solver.py solves three against three and four against three
+    (Morabaraba at every value of its three-cow counter) with numpy alone; every position of those
+    sectors, one per symmetry class, has the same value and distance in the database."""
+    game = engines.make(name)
+    db, _ = game.endgame.database(game.new_initial_state(0), STONES)
+    limit = game.params["three_cow_draw_plies"] or 0
+    rules = morris_solver.Rules(game.params["diagonals"], limit)
+    solve = morris_solver.solve_pair_counted if limit else morris_solver.solve_pair
+    three = solve(rules, 3, 3, {})
+    sector, values = three[(3, 3)]
+    four = solve(rules, 4, 3, {(3, 3): (sector, morris_solver.to_scores(values[0] if limit else values))})
+    for (m, o), (sector, values) in {**three, **four}.items():
+        path = retrograde.sector_path(retrograde.rules_of(game), m, o)
+        stored = datafile.read(path, retrograde.FILE_KIND, retrograde.FORMAT_VERSION, {}, np.dtype(np.int16))
+        assert np.count_nonzero(stored != sectors.NO_POSITION) == len(sector.keys)  # the same classes
+        codes = retrograde.lookup(db, (sector.keys >> 24).astype(np.uint64), (sector.keys & 0xFFFFFF).astype(np.uint64))
+        codes = codes.astype(np.int64)
+        assert not np.any(codes == sectors.NO_POSITION)
+        # The database's values in the solver's terms: 0 a loss now, DRAW a draw.
+        expected = np.where(codes == sectors.LOST_NOW, 0, np.where(codes == 0, morris_solver.DRAW, codes))
+        if not limit:
+            assert np.array_equal(values, expected), (m, o, np.count_nonzero(values != expected))
+            continue
+        for counter in range(limit + 1):  # the counter's reading: a decisive event within the limit
+            within = (expected != morris_solver.DRAW) & (np.abs(expected) <= limit - counter)
+            at_counter = np.where(within, expected, morris_solver.DRAW)
+            assert np.array_equal(values[counter], at_counter), (m, o, counter)
+        assert set(np.sign(values[0][values[0] != morris_solver.DRAW])) == {-1, 1}
 
 
 def test_a_damaged_truncated_or_foreign_file_is_refused_in_one_line(cache, tmp_path, monkeypatch):
