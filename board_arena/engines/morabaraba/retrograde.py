@@ -14,7 +14,7 @@ the player to move:
 
 A decisive event, for the side that wins, is a shot (by either side) into a position that it
 still wins, or the other side left to move without a move. The winner brings it about as soon as
-it can, the loser as late as it can: the depth to conversion of Gasser's and Malom's databases.
+it can, the loser as late as it can: the depth to conversion of endgame databases.
 A shot changes sector for good (the cows only ever decrease), so the sectors are built in order of
 cows on the board, each pair ``(m, o)`` and ``(o, m)`` at once (a quiet move swaps the roles).
 
