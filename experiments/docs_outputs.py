@@ -567,6 +567,23 @@ BLOCKS = {
             patterns=(TABLE_ROW, r".*"),
         ),
         Block(
+            "accuracy-morris",
+            "long",
+            section=True,
+            steps=(Step("python experiments/accuracy.py --games nine-mens-morris,morabaraba --database 10 "
+                        "--agents random,greedy,alphabeta,mcts,solver --positions 60 --out accuracy-morris",
+                        output_file="accuracy-morris/accuracy.md", markdown=True),),
+            patterns=(TABLE_ROW, r".*"),
+        ),
+        Block(
+            "morris-databases",
+            "long",
+            section=True,
+            steps=(Step("python experiments/morris_databases.py --game nine-mens-morris --stones 12"),
+                   Step("python experiments/morris_databases.py --game morabaraba --stones 12 --match 100")),
+            patterns=(r".*",),
+        ),
+        Block(
             "game-lengths",
             "long",
             section=True,
