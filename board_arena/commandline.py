@@ -105,9 +105,23 @@ def _in_llvmlite(frame: Any) -> bool:
     return False
 
 
+# Whether interrupts_kept is in effect: a dropped interrupt is sent again only then.
+_KEEPING: list[bool] = []
+
+
+def _send_again_soon() -> None:
+    retry = threading.Timer(0.01, _interrupt_again)
+    retry.daemon = True
+    retry.start()
+
+
 def _interrupt_again() -> None:
-    if signal.getsignal(signal.SIGINT) is not _interrupt:  # handled, or the command is over
+    if not _KEEPING:  # the command is over
         return
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # ignored for a moment: try again after
+        _send_again_soon()
+        return
+    # Sent whatever the handler is now: one that chains to ours (an agent's search) handles it too.
     if hasattr(signal, "pthread_kill"):  # a signal, which also wakes a sleep
         signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
     else:
@@ -116,9 +130,7 @@ def _interrupt_again() -> None:
 
 def _interrupt(signum: int, frame: Any) -> None:
     if _in_llvmlite(frame):
-        retry = threading.Timer(0.01, _interrupt_again)
-        retry.daemon = True
-        retry.start()
+        _send_again_soon()
         return
     raise KeyboardInterrupt
 
@@ -135,9 +147,11 @@ def interrupts_kept() -> Iterator[None]:
         yield
         return
     signal.signal(signal.SIGINT, _interrupt)
+    _KEEPING.append(True)
     try:
         yield
     finally:
+        _KEEPING.clear()
         if signal.getsignal(signal.SIGINT) is _interrupt:
             signal.signal(signal.SIGINT, signal.default_int_handler)
 

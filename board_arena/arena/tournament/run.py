@@ -32,7 +32,7 @@ from board_arena.arena.tournament.verify import (
     InvalidGamesError,
     verify_games,
 )
-from board_arena.commandline import ignoring_interrupts
+from board_arena.commandline import ignoring_interrupts, interrupts_kept
 from board_arena.ugi.host import LOG_FOLDER
 
 if TYPE_CHECKING:  # pandas is optional: imported when a DataFrame is asked for
@@ -346,8 +346,9 @@ def run_tournament(
     if settings.adjudication is not None:  # built once here, not by every worker at once
         settings.adjudication.load_database(settings.make_game(), progress=progress)
     # Joined before the run folder is made: a bad cluster address leaves nothing behind. The
-    # pool plays the stored settings: they are these (RunStore.open refuses any other run).
-    with make_pool(settings, concurrency, cluster, in_process) as pool:
+    # pool plays the stored settings: they are these (RunStore.open refuses any other run). A
+    # Ctrl-C while a kernel compiles here is kept, not dropped (commandline.interrupts_kept).
+    with interrupts_kept(), make_pool(settings, concurrency, cluster, in_process) as pool:
         with RunLock(out_dir) as lock:
             store = RunStore(out_dir)
             live = LiveRun(out_dir)  # the games in progress, for arena serve (arena.tournament.live)
