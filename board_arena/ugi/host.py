@@ -364,7 +364,8 @@ class _EngineProcess:
         _RUNNING.add(self)
         assert self.process.stdout is not None and self.process.stderr is not None
         threading.Thread(target=self._read_stdout, args=(self.process.stdout,), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self.process.stderr,), daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, args=(self.process.stderr,), daemon=True)
+        self._stderr_reader.start()
 
     def _read_stdout(self, stream: IO[bytes]) -> None:
         lines = self.lines
@@ -450,7 +451,8 @@ class _EngineProcess:
         is killed (the engine is started again for its next game)."""
         self._log("!", what)
         self.kill()
-        time.sleep(0.02)  # what it wrote as it died reaches the stderr thread
+        # What it wrote as it died (a traceback after a flood, say) is read to the end first.
+        self._stderr_reader.join(timeout=2.0)
         tail = [line for line in self.stderr_tail if line.strip()]
         said = f"; last stderr lines: {' | '.join(tail)}" if tail else "; nothing on stderr"
         return EngineFault(f"engine {self.definition.name!r} {what}{said}")

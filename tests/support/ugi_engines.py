@@ -25,6 +25,7 @@ FAULTS = {
 ENGINE_SCRIPT = r'''
 import random
 import sys
+import time
 
 fault = sys.argv[1] if len(sys.argv) > 1 else "none"
 game_name = sys.argv[2] if len(sys.argv) > 2 else "kalah"
@@ -94,6 +95,7 @@ for line in sys.stdin:
             say("bestmove zz9")
             continue
         names = state.legal_move_names()
+        time.sleep(0.003)  # it thinks a little: its clock runs
         say("bestmove " + names[rng.randrange(len(names))])
     elif command == "stop":
         pass
@@ -101,7 +103,6 @@ for line in sys.stdin:
         break
 else:
     if fault == "lingers":
-        import time
         time.sleep(3600)
 '''
 

@@ -62,7 +62,8 @@ def test_an_engine_plays_a_run_stored_with_its_definition_and_the_run_resumes(tm
 
 # Each fault, the engines file's keys that keep it quick, and what the stored reason says.
 FAULTS = {
-    "exit-at-start": ({}, ["exited (exit code 3) while waiting for ugiok", "last stderr lines: cannot open my opening book"]),
+    # Before it read 'ugi' or while waiting for ugiok: whichever the exit came first to.
+    "exit-at-start": ({}, ["exited (exit code 3)", "last stderr lines: cannot open my opening book"]),
     "crash": ({}, ["exited (exit code 1) while searching", "ZeroDivisionError: division by zero in the evaluation"]),
     "hang": ({"stop_grace": 0.2}, ["hung in 'go movetime 300'", "killed"]),
     "no-readyok": ({"ready_timeout": 2}, ["did not answer isready with readyok within 2 s"]),
