@@ -32,6 +32,7 @@ EXPERIMENTS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."
         ("docs_outputs.py", ["--bogus"], "unrecognized arguments: --bogus"),
         ("mcts_memory.py", ["--game", "nope", "--simulations", "10"], "unknown game 'nope'"),
         ("bench.py", ["--repeats", "0"], "argument --repeats: give a whole number of at least 1, not '0'"),
+        ("morris_databases.py", ["--stones", "6", "--match", "2"], "--match plays positions of --stones - 2 (six at the least) to --stones cows: give --stones 7 or more, not 6"),
     ],
 )
 def test_bad_input_is_one_line_and_status_2(script, args, message, tmp_path):
@@ -70,6 +71,20 @@ def test_an_interrupt_that_comes_while_c_code_calls_back_into_python_is_not_lost
             time.sleep(10)  # the interrupt, sent again once the callback has returned, ends this
         assert returned == [True] and time.monotonic() - start < 5
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        # Sent again also when another handler, chaining to ours, has come in meanwhile (the
+        # arena's, as an agent's search begins right after the kernels compiled).
+        received: list[bool] = []
+        with pytest.raises(KeyboardInterrupt), interrupts_kept():
+            ours = signal.getsignal(signal.SIGINT)
+            from_c()
+
+            def chained(signum, frame):
+                received.append(True)
+                ours(signum, frame)
+
+            signal.signal(signal.SIGINT, chained)
+            time.sleep(10)
+        assert received == [True]
     finally:
         signal.signal(signal.SIGINT, previous)
 
