@@ -580,7 +580,7 @@ BLOCKS = {
             "long",
             section=True,
             steps=(Step("python experiments/morris_databases.py --game nine-mens-morris --stones 12"),
-                   Step("python experiments/morris_databases.py --game morabaraba --stones 12 --match 100")),
+                   Step("python experiments/morris_databases.py --game morabaraba --stones 12 --match 200")),
             patterns=(r".*",),
         ),
         Block(

@@ -13,11 +13,14 @@ decisive event), the processor time its build took (a sector is built with its m
 totals and this process's peak memory.
 
 ``--match N``: alpha-beta with the databases (``alphabeta:time=T,endgame=K``) against alpha-beta
-without (``alphabeta:time=T``) from N random positions with 10 to 12 cows on the board and none
-in hand (both sides with 4 to 8, the game not over), each played twice
-with the sides swapped, at ``--move-time`` seconds a move (0.1), two games at a time: the
-database side's score with its 95% interval, and how the games ended. Every random choice flows
-from ``--seed``. Bad arguments are one line and status 2.
+without (``alphabeta:time=T``) from N random positions with ``K - 2`` to ``K`` cows on the board
+(``K``: ``--stones``; six at the least) and none in hand (both sides with at least four where there
+are eight or more, the game not over), each played twice with the sides swapped, at ``--move-time``
+seconds a move (0.1), two games at a time: the database side's score with its 95% interval, what
+perfect play from the start positions would give it (the databases' value), in how many games each
+side scored less than its value (a mistake that cost the result: never the database side's), and
+how the games ended. Every random choice flows from ``--seed``. Bad arguments are one line and
+status 2.
 """
 
 from __future__ import annotations
@@ -62,8 +65,9 @@ def parse_args(argv=None):
         retrograde.check_stones(args.game, args.stones)
     except ValueError as error:
         parser.error(str(error))
-    if args.match is not None and args.stones < 10:
-        parser.error("--match plays positions of 10 to 12 cows: give --stones 10 or more")
+    if args.match is not None and args.stones < 7:
+        parser.error(f"--match plays positions of --stones - 2 (six at the least) to --stones cows: give --stones 7 or "
+                     f"more, not {args.stones}")
     if not 0 < args.move_time <= 60:
         parser.error(f"--move-time must be in (0, 60] seconds, not {args.move_time}")
     return args
@@ -102,16 +106,22 @@ def table(rows: list[list[str]]) -> str:
     return "\n".join("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows)
 
 
-def random_positions(game, count: int, seed: int) -> list[str]:
-    """``count`` position strings of 10..12 cows on the board (both sides 4..8), none in hand, not over."""
+def random_positions(game, stones: int, count: int, seed: int) -> list[str]:
+    """``count`` position strings of ``stones - 2`` (six at the least) to ``stones`` cows on the
+    board (at least four a side, or three where the cows are fewer than eight), none in hand, the
+    game not over."""
     rng = np.random.default_rng(seed)
     found: list[str] = []
     while len(found) < count:
-        total = int(rng.integers(10, 13))
-        white = int(rng.integers(max(4, total - 8), min(8, total - 4) + 1))
+        total = int(rng.integers(max(6, stones - 2), stones + 1))
+        least = min(4, total // 2)
+        white = int(rng.integers(least, total - least + 1))
         points = rng.permutation(24)[:total]
+        mover = int(rng.integers(2))
+        # The plies of a game that placed every cow and then moved until ``mover`` is to move.
+        plies = 2 * int(game.params["cows"]) + mover
         state = game.position(white=[POINT_NAMES[p] for p in points[:white]], black=[POINT_NAMES[p] for p in points[white:]],
-                              in_hand=(0, 0), to_move=int(rng.integers(2)))
+                              in_hand=(0, 0), to_move=mover, plies=plies)
         if not state.is_terminal():
             found.append(state.fen())
     return found
@@ -129,7 +139,7 @@ def play(job):
         state.apply_legal(mover.select_move(state))
     outcome = state.outcome()
     score = 0.5 if outcome == 0 else (1.0 if (outcome > 0) == (seat == 0) else 0.0)
-    return score, state.end_reason() or "", state.ply
+    return score, state.end_reason or "", state.ply
 
 
 def run(args) -> int:
@@ -142,20 +152,30 @@ def run(args) -> int:
     print(f"\npeak memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB")
     if args.match is None:
         return 0
-    fens = random_positions(game, args.match, args.seed)
+    fens = random_positions(game, stones, args.match, args.seed)
     jobs = [(game.name, dict(game.params), stones, fen, seat, args.move_time, args.seed + 2 * i)
             for i, fen in enumerate(fens) for seat in (0, 1)]
     with multiprocessing.get_context("spawn").Pool(2) as pool:
         results = pool.map(play, jobs, chunksize=1)
     scores = [score for score, _, _ in results]
     mean, low, high = score_interval(scores)
+    # What perfect play gives the database side in each game: it must never score less.
+    database = game.endgame.database(game.from_fen(fens[0]), stones)
+    owed = []
+    for fen in fens:
+        result = game.endgame.perfect_play(game.from_fen(fen), database).result
+        owed += [(1 + result) / 2, (1 - result) / 2]  # the database side in seat 0, then in seat 1
+    short_with = sum(score < due for score, due in zip(scores, owed))
+    short_without = sum(score > due for score, due in zip(scores, owed))
     ends: dict[str, int] = {}
     for _, end, _ in results:
         ends[end] = ends.get(end, 0) + 1
     print(f"\nalphabeta:time={args.move_time},endgame={stones} against alphabeta:time={args.move_time}, {len(fens)} random "
-          f"positions of 10 to 12 cows, each played with both sides: score {mean:.1%} [{low:.1%}, {high:.1%}] "
+          f"positions of {max(6, stones - 2)} to {stones} cows, each played with both sides: score {mean:.1%} [{low:.1%}, {high:.1%}] "
           f"over {len(scores)} games ({scores.count(1.0)} won, {scores.count(0.5)} drawn, {scores.count(0.0)} lost; "
           f"median {int(np.median([p for _, _, p in results]))} plies)")
+    print(f"perfect play from the start positions: the database side {sum(owed) / len(owed):.1%}; "
+          f"games where it scored less than that: {short_with}; where the side without did: {short_without}")
     print("ends: " + ", ".join(f"{n} x {end}" for end, n in sorted(ends.items(), key=lambda item: -item[1])))
     return 0
 

@@ -4,6 +4,9 @@ images of a position share it, a damaged or foreign file is refused in one line,
 interrupted resumes at the sector it was in, and the agents play database positions perfectly."""
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,7 @@ from tests.reference import morris_solver
 from tests.support.cli import arena_cli
 
 STONES = 7
+EXPERIMENTS = Path(__file__).resolve().parents[2] / "experiments"
 
 
 @pytest.fixture(scope="module")
@@ -282,3 +286,18 @@ def test_a_database_of_other_rules_is_refused():
     game = engines.make("nine-mens-morris")
     with pytest.raises(ValueError, match="not the 8-cow morris database"):
         MorrisDatabases(game).check_database(game.new_initial_state(0), np.zeros(sectors.HEADER_BYTES, np.int8), 8)
+
+
+def test_the_databases_experiment_prints_its_sectors_and_plays_its_match(cache, tmp_path):
+    # A process of its own: the match's workers import the script by its name. The databases are
+    # the module's (BOARD_ARENA_CACHE is inherited).
+    done = subprocess.run([sys.executable, str(EXPERIMENTS / "morris_databases.py"), "--game", "morabaraba", "--stones",
+                           str(STONES), "--match", "1", "--move-time", "0.01"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    printed = done.stdout
+    rows = {line.split()[0]: line.split() for line in printed.splitlines() if line[:1].isdigit() or line.startswith("all")}
+    assert set(rows) == {"3-3", "3-4", "4-3", "all"}
+    assert rows["all"][1] == f"{169_626 + 2 * 760_398:,}"  # 3-3, 3-4 and 4-3 up to symmetry
+    assert "random positions of 6 to 7 cows, each played with both sides: score " in printed and "over 2 games" in printed
+    assert "games where it scored less than that: 0; where the side without did: " in printed and "\nends: " in printed

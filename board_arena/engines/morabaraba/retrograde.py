@@ -705,8 +705,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         db = load(game, args.stones, build_missing=True, progress=True, threads=args.threads)
         assert db is not None
         positions = database_positions(args.stones, int(game.params["cows"]))
-        print(f"{game.name}: every position with at most {args.stones} cows on the board, {positions:,} positions in "
-              f"{len(sector_list(args.stones, int(game.params['cows'])))} sectors ({time.perf_counter() - started:.1f} s, "
+        print(f"{game.name}: every position with at most {args.stones} cows on the board, {positions:,} entries (a "
+              f"position up to symmetry each, a few unused) in {len(sector_list(args.stones, int(game.params['cows'])))} "
+              f"sectors ({time.perf_counter() - started:.1f} s, "
               f"{time.process_time() - cpu:.1f} s of processor time), in {cache_dir()}")
         return 0
     except SystemExit as stop:
