@@ -579,7 +579,7 @@ BLOCKS = {
             "morris-databases",
             "long",
             section=True,
-            steps=(Step("python experiments/morris_databases.py --game nine-mens-morris --stones 12"),
+            steps=(Step("python experiments/morris_databases.py --game nine-mens-morris --stones 13"),
                    Step("python experiments/morris_databases.py --game morabaraba --stones 12 --match 200")),
             patterns=(r".*",),
         ),

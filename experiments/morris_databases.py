@@ -16,10 +16,10 @@ totals and this process's peak memory.
 without (``alphabeta:time=T``) from N random positions with ``K - 2`` to ``K`` cows on the board
 (``K``: ``--stones``; six at the least) and none in hand (both sides with at least four where there
 are eight or more, the game not over), each played twice with the sides swapped, at ``--move-time``
-seconds a move (0.1), two games at a time: the database side's score with its 95% interval, what
-perfect play from the start positions would give it (the databases' value), in how many games each
-side scored less than its value (a mistake that cost the result: never the database side's), and
-how the games ended. Every random choice flows from ``--seed``. Bad arguments are one line and
+seconds a move (0.1), two games at a time: the database side's score with its 95% interval, the
+start positions' values under perfect play (the databases'), in how many games each side scored
+less than its value (a mistake that cost the result: never the database side's), and how the
+games ended. Every random choice flows from ``--seed``. Bad arguments are one line and
 status 2.
 """
 
@@ -161,10 +161,12 @@ def run(args) -> int:
     mean, low, high = score_interval(scores)
     # What perfect play gives the database side in each game: it must never score less.
     database = game.endgame.database(game.from_fen(fens[0]), stones)
-    owed = []
+    owed, for_mover = [], {1: 0, 0: 0, -1: 0}
     for fen in fens:
-        result = game.endgame.perfect_play(game.from_fen(fen), database).result
+        state = game.from_fen(fen)
+        result = game.endgame.perfect_play(state, database).result
         owed += [(1 + result) / 2, (1 - result) / 2]  # the database side in seat 0, then in seat 1
+        for_mover[int(result) if state.current_player == 0 else -int(result)] += 1
     short_with = sum(score < due for score, due in zip(scores, owed))
     short_without = sum(score > due for score, due in zip(scores, owed))
     ends: dict[str, int] = {}
@@ -174,8 +176,9 @@ def run(args) -> int:
           f"positions of {max(6, stones - 2)} to {stones} cows, each played with both sides: score {mean:.1%} [{low:.1%}, {high:.1%}] "
           f"over {len(scores)} games ({scores.count(1.0)} won, {scores.count(0.5)} drawn, {scores.count(0.0)} lost; "
           f"median {int(np.median([p for _, _, p in results]))} plies)")
-    print(f"perfect play from the start positions: the database side {sum(owed) / len(owed):.1%}; "
-          f"games where it scored less than that: {short_with}; where the side without did: {short_without}")
+    print(f"the start positions under perfect play: {for_mover[1]} won, {for_mover[0]} drawn, {for_mover[-1]} lost for "
+          f"the mover; games where a side scored less than its value: {short_with} with the databases, "
+          f"{short_without} without")
     print("ends: " + ", ".join(f"{n} x {end}" for end, n in sorted(ends.items(), key=lambda item: -item[1])))
     return 0
 

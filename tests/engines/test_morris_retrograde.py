@@ -4,6 +4,7 @@ images of a position share it, a damaged or foreign file is refused in one line,
 interrupted resumes at the sector it was in, and the agents play database positions perfectly."""
 
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -300,4 +301,7 @@ def test_the_databases_experiment_prints_its_sectors_and_plays_its_match(cache, 
     assert set(rows) == {"3-3", "3-4", "4-3", "all"}
     assert rows["all"][1] == f"{169_626 + 2 * 760_398:,}"  # 3-3, 3-4 and 4-3 up to symmetry
     assert "random positions of 6 to 7 cows, each played with both sides: score " in printed and "over 2 games" in printed
-    assert "games where it scored less than that: 0; where the side without did: " in printed and "\nends: " in printed
+    assert re.search(r"the start positions under perfect play: \d+ won, \d+ drawn, \d+ lost for the mover; games where a "
+                     r"side scored less than its value: 0 with the databases, [0-2] without\n", printed)
+    assert sum(map(int, re.findall(r"(\d+) won, (\d+) drawn, (\d+) lost for the mover", printed)[0])) == 1
+    assert "\nends: " in printed
