@@ -2,7 +2,7 @@
 
     >>> from board_arena import agents, engines
     >>> agents.available_agents()
-    ['random', 'greedy', 'minimax', 'alphabeta', 'mcts', 'pimc', 'ismcts', 'cheat', 'td-kalah', 'solver']
+    ['random', 'greedy', 'minimax', 'alphabeta', 'mcts', 'pimc', 'ismcts', 'cheat', 'td-kalah', 'solver', 'az']
     >>> game = engines.make("kalah")
     >>> final = agents.play_game(game, [agents.make_agent("mcts:iterations=200", seed=1),
     ...                                 agents.make_agent("random", seed=2)], seed=0)
@@ -29,6 +29,7 @@ with CollectorPaused():  # see board_arena._collector
     from board_arena.agents import hidden  # noqa: F401
     from board_arena.engines.mancala import learned  # noqa: F401  (td-kalah: Mancala's own agent)
     from board_arena.agents import solver  # noqa: F401
+    from board_arena.agents import az  # noqa: F401
     # isort: on
     from board_arena.agents.base import (
         Agent,
